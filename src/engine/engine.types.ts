@@ -1,0 +1,133 @@
+/**
+ * The engine contract. Everything in src/engine speaks these types; the transcriptions module only sees
+ * TranscribeRequest in and TranscribeResult (or an EngineError) out.
+ */
+
+export type ModelTier = 'standard' | 'premium' | 'premium_jade';
+
+/** Error codes that end up as the prefix of a failed transcription's `errorMessage` ("CODE: explanation"). */
+export type EngineErrorCode =
+  | 'NO_SPOKEN_AUDIO'
+  | 'AUDIO_TOO_SHORT'
+  | 'DECODE_FAILED'
+  | 'ENGINE_FAILED'
+  | 'ENGINE_TIMEOUT'
+  | 'UNSUPPORTED_LANGUAGE';
+
+/** Permanent errors fail the job at once; transient ones are retried within the job's retry budget. */
+export const TRANSIENT_ENGINE_ERRORS: ReadonlySet<EngineErrorCode> = new Set(['ENGINE_FAILED', 'ENGINE_TIMEOUT']);
+
+export class EngineError extends Error {
+  constructor(
+    readonly code: EngineErrorCode,
+    explanation: string,
+  ) {
+    super(explanation);
+    this.name = 'EngineError';
+  }
+
+  get transient(): boolean {
+    return TRANSIENT_ENGINE_ERRORS.has(this.code);
+  }
+
+  /** The form stored in `errorMessage`. */
+  toErrorMessage(): string {
+    return `${this.code}: ${this.message}`;
+  }
+}
+
+/** Speaker-count hints from the upload: either an exact count or a min/max range, or nothing. */
+export type SpeakerHints = { exact: number } | { min: number; max: number } | Record<string, never>;
+
+/** 16 kHz mono audio as float samples in [-1, 1]. */
+export interface Pcm {
+  readonly samples: Float32Array;
+  readonly sampleRate: 16000;
+}
+
+/** A stretch of audio in seconds from the start of the file. */
+export interface TimeSpan {
+  start: number;
+  end: number;
+}
+
+/** A recognised word before diarization. */
+export interface RecognizedWord extends TimeSpan {
+  word: string;
+}
+
+/** A word as stored in resultJson.words. */
+export interface TranscriptWord extends RecognizedWord {
+  speaker: string | null;
+}
+
+/** A diarizer's answer: who speaks when. Speaker ids are stable within one file ("SPEAKER_00", ...). */
+export interface SpeakerTurn extends TimeSpan {
+  speaker: string;
+}
+
+export interface TranscribeRequest {
+  /** Path of the stored upload, any accepted container; the pipeline decodes it. */
+  audioPath: string;
+  model: ModelTier;
+  /** ISO 639-1 code, or 'auto'. */
+  language: string;
+  /** Custom words that should reach the recogniser. */
+  vocabulary: string[];
+  speakers: SpeakerHints;
+}
+
+export interface TranscribeResult {
+  text: string;
+  words: TranscriptWord[];
+  /** ISO 639-1 code; for 'auto' the detected one, else the requested one. */
+  detectedLanguage: string | null;
+  /** Decoded audio duration in seconds. */
+  duration: number;
+  speakerCount: number;
+}
+
+/** Progress 0..100 of the whole pipeline, reported as the stages advance. */
+export type ProgressCallback = (percent: number, stage: PipelineStage) => void;
+
+export type PipelineStage = 'decode' | 'speech-detection' | 'recognition' | 'diarization' | 'assembly';
+
+/** Turns speech chunks into words. One implementation per engine (PocketSphinx, whisper.cpp, OpenAI-compatible HTTP). */
+export interface Recognizer {
+  readonly name: string;
+  /** Languages this recogniser covers (ISO 639-1), or 'all'. */
+  readonly languages: ReadonlySet<string> | 'all';
+  recognize(chunk: RecognitionChunk, options: RecognitionOptions): Promise<RecognitionOutput>;
+  /** Releases child processes / native handles. */
+  close(): Promise<void>;
+}
+
+export interface RecognitionChunk {
+  /** 16 kHz mono samples of this chunk only. */
+  samples: Float32Array;
+  /** Offset of the chunk within the file in seconds; words come back in file time. */
+  offset: number;
+}
+
+export interface RecognitionOptions {
+  language: string;
+  vocabulary: string[];
+  signal: AbortSignal;
+}
+
+export interface RecognitionOutput {
+  words: RecognizedWord[];
+  /** Language the engine detected for this chunk, where it detects one. */
+  detectedLanguage: string | null;
+}
+
+/** Finds speech in a file. */
+export interface SpeechDetector {
+  detect(pcm: Pcm): Promise<TimeSpan[]>;
+}
+
+/** Labels who speaks when. */
+export interface Diarizer {
+  readonly name: string;
+  diarize(pcm: Pcm, speech: TimeSpan[], hints: SpeakerHints): Promise<SpeakerTurn[]>;
+}
