@@ -1,0 +1,22 @@
+import { createSpeakerLabeler } from './speaker-labels';
+
+describe('createSpeakerLabeler', () => {
+  it('numbers speakers by first appearance, not by their engine id', () => {
+    const label = createSpeakerLabeler([
+      { speaker: 'SPEAKER_03' },
+      { speaker: null },
+      { speaker: 'SPEAKER_00' },
+      { speaker: 'SPEAKER_03' },
+      { speaker: '0' },
+    ]);
+    expect(label('SPEAKER_03')).toBe('Speaker 1');
+    expect(label('SPEAKER_00')).toBe('Speaker 2');
+    expect(label('0')).toBe('Speaker 3');
+  });
+
+  it('gives no label to words without a speaker or to ids it never saw', () => {
+    const label = createSpeakerLabeler([{ speaker: '1' }]);
+    expect(label(null)).toBeNull();
+    expect(label('SPEAKER_09')).toBeNull();
+  });
+});
