@@ -14,7 +14,13 @@ export interface TimedWord {
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/u;
+
 export function textWidth(text: string): number {
+  // Fast path: captions are mostly ASCII, and the segmenter measures every candidate line.
+  if (PRINTABLE_ASCII.test(text)) {
+    return text.length;
+  }
   let count = 0;
   for (const _segment of graphemes.segment(text)) {
     count += 1;
