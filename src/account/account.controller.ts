@@ -1,0 +1,28 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
+import type { Principal } from '../auth/principal';
+import { AccountService, BalanceSnapshot, Profile, Usage } from './account.service';
+import { UsageQueryDto } from './usage-query.dto';
+
+@Controller('v1/account')
+export class AccountController {
+  constructor(private readonly account: AccountService) {}
+
+  @Get('balance')
+  async balance(@CurrentPrincipal() principal: Principal): Promise<{ data: BalanceSnapshot }> {
+    return { data: await this.account.balance(principal.workspaceId) };
+  }
+
+  @Get('usage')
+  async usage(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: UsageQueryDto,
+  ): Promise<{ data: Usage }> {
+    return { data: await this.account.usage(principal.workspaceId, query.months) };
+  }
+
+  @Get('profile')
+  async profile(@CurrentPrincipal() principal: Principal): Promise<{ data: Profile }> {
+    return { data: await this.account.profile(principal.workspaceId, principal.userId) };
+  }
+}

@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { ApiKeyService } from '../auth/api-key.service';
+import { LedgerService } from '../billing/ledger.service';
+import { eurToMicro } from '../common/money';
+import { AppConfig } from '../config/app-config';
+import { User } from './user.entity';
+import { Workspace } from './workspace.entity';
+
+export interface WorkspaceRequest {
+  name: string;
+  balanceEur?: number;
+  freeTranscriptions?: number;
+  lowBalanceThresholdEur?: number;
+  email?: string;
+  userName?: string;
+}
+
+export interface ProvisionedWorkspace {
+  workspaceId: string;
+  userId: string;
+  email: string;
+  apiKey: string;
+}
+
+export function slugify(name: string): string {
+  const base = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100);
+  return `${base || 'workspace'}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Creates a workspace with its first user and API key in one transaction (operators' CLI, demo setup, tests). */
+@Injectable()
+export class WorkspaceProvisioningService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly apiKeys: ApiKeyService,
+    private readonly ledger: LedgerService,
+    private readonly config: AppConfig,
+  ) {}
+
+  async create(request: WorkspaceRequest): Promise<ProvisionedWorkspace> {
+    return this.dataSource.transaction(async (tx) => {
+      const slug = slugify(request.name);
+      const workspace = await tx.getRepository(Workspace).save(
+        tx.getRepository(Workspace).create({
+          name: request.name,
+          slug,
+          balanceMicro: 0,
+          freeTranscriptionsRemaining: request.freeTranscriptions ?? this.config.DEFAULT_FREE_TRANSCRIPTIONS,
+          lowBalanceThresholdMicro: eurToMicro(
+            request.lowBalanceThresholdEur ?? this.config.DEFAULT_LOW_BALANCE_THRESHOLD_EUR,
+          ),
+          lowBalanceArmed: true,
+          autoReloadEnabled: false,
+          autoReloadThresholdMicro: null,
+          autoReloadAmountMicro: null,
+        }),
+      );
+      const email = (request.email ?? `owner@${slug}.example`).toLowerCase();
+      const user = await tx.getRepository(User).save(
+        tx.getRepository(User).create({
+          email,
+          name: request.userName ?? null,
+          preferredLanguage: 'en',
+          activeWorkspaceId: workspace.id,
+        }),
+      );
+      const balanceMicro = eurToMicro(request.balanceEur ?? 0);
+      if (balanceMicro > 0) {
+        await this.ledger.post(
+          {
+            workspaceId: workspace.id,
+            kind: 'top-up',
+            amountMicro: balanceMicro,
+            description: 'Opening balance',
+          },
+          tx,
+        );
+      }
+      const { apiKey } = await this.apiKeys.create(workspace.id, user.id, { manager: tx });
+      return { workspaceId: workspace.id, userId: user.id, email, apiKey };
+    });
+  }
+}

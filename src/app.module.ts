@@ -1,0 +1,39 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AccountModule } from './account/account.module';
+import { AuthModule } from './auth/auth.module';
+import { BillingModule } from './billing/billing.module';
+import { HttpPlatformModule } from './common/http/http-platform.module';
+import { RedisModule } from './common/redis/redis.module';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+import { LanguagesModule } from './languages/languages.module';
+import { VocabulariesModule } from './vocabularies/vocabularies.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
+
+/**
+ * The application for one process role: `api` serves HTTP, `worker` runs the queue processors, `all` both.
+ * Any number of each can run against the same PostgreSQL and Redis.
+ */
+@Module({})
+export class AppModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.register(config),
+        RedisModule,
+        DatabaseModule,
+        HttpPlatformModule,
+        AuthModule,
+        HealthModule,
+        LanguagesModule,
+        AccountModule,
+        BillingModule,
+        VocabulariesModule,
+        WebhooksModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,50 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
+import { User } from '../account/user.entity';
+import { Workspace } from '../account/workspace.entity';
+
+/** An API key, stored only as a SHA-256 hash with a visible prefix for recognition in listings and logs. */
+@Entity('api_keys')
+export class ApiKey {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Index('idx_api_keys_workspace')
+  @Column({ name: 'workspace_id', type: 'uuid' })
+  workspaceId: string;
+
+  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id' })
+  workspace?: Workspace;
+
+  /** The user who created the key; profile calls made with the key answer for this user. */
+  @Column({ name: 'user_id', type: 'uuid' })
+  userId: string;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id' })
+  user?: User;
+
+  @Column({ type: 'varchar', length: 16 })
+  prefix: string;
+
+  @Index('uq_api_keys_hash', { unique: true })
+  @Column({ name: 'key_hash', type: 'char', length: 64 })
+  keyHash: string;
+
+  @CreateDateColumn({ name: 'created_on', type: 'timestamptz' })
+  createdOn: Date;
+
+  @Column({ name: 'revoked_on', type: 'timestamptz', nullable: true })
+  revokedOn: Date | null;
+
+  @Column({ name: 'expires_on', type: 'timestamptz', nullable: true })
+  expiresOn: Date | null;
+}

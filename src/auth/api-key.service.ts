@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { createHash, randomBytes } from 'node:crypto';
+import { EntityManager, Repository } from 'typeorm';
+import { ApiKey } from './api-key.entity';
+
+export const API_KEY_PREFIX = 'svc_live_';
+const KEY_MATERIAL_LENGTH = 40;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const VISIBLE_PREFIX_LENGTH = 12;
+
+export function hashApiKey(apiKey: string): string {
+  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
+}
+
+/** `svc_live_` + 40 base62 characters (~238 bits), drawn without modulo bias. */
+export function generateApiKey(): string {
+  let material = '';
+  while (material.length < KEY_MATERIAL_LENGTH) {
+    for (const byte of randomBytes(64)) {
+      if (byte < 248 && material.length < KEY_MATERIAL_LENGTH) material += BASE62[byte % 62];
+    }
+  }
+  return API_KEY_PREFIX + material;
+}
+
+export type ApiKeyRejection = 'unknown' | 'revoked' | 'expired';
+
+@Injectable()
+export class ApiKeyService {
+  constructor(@InjectRepository(ApiKey) private readonly apiKeys: Repository<ApiKey>) {}
+
+  /** Creates a key and returns it in clear: the only time it is ever available. */
+  async create(
+    workspaceId: string,
+    userId: string,
+    options: { expiresInDays?: number; manager?: EntityManager } = {},
+  ): Promise<{ id: string; apiKey: string; prefix: string; expiresOn: Date | null }> {
+    const apiKey = generateApiKey();
+    const expiresOn =
+      options.expiresInDays === undefined ? null : new Date(Date.now() + options.expiresInDays * 86_400_000);
+    const repository = options.manager?.getRepository(ApiKey) ?? this.apiKeys;
+    const saved = await repository.save(
+      repository.create({
+        workspaceId,
+        userId,
+        prefix: apiKey.slice(0, VISIBLE_PREFIX_LENGTH),
+        keyHash: hashApiKey(apiKey),
+        revokedOn: null,
+        expiresOn,
+      }),
+    );
+    return { id: saved.id, apiKey, prefix: saved.prefix, expiresOn };
+  }
+
+  async verify(apiKey: string): Promise<{ key: ApiKey } | { rejected: ApiKeyRejection }> {
+    const key = await this.apiKeys.findOne({ where: { keyHash: hashApiKey(apiKey) } });
+    if (!key) return { rejected: 'unknown' };
+    if (key.revokedOn) return { rejected: 'revoked' };
+    if (key.expiresOn && key.expiresOn.getTime() <= Date.now()) return { rejected: 'expired' };
+    return { key };
+  }
+
+  /** Revokes by the key in clear; answers whether a live key was revoked. */
+  async revoke(apiKey: string): Promise<{ id: string; revokedOn: Date } | null> {
+    const key = await this.apiKeys.findOne({ where: { keyHash: hashApiKey(apiKey) } });
+    if (!key) return null;
+    if (!key.revokedOn) {
+      key.revokedOn = new Date();
+      await this.apiKeys.save(key);
+    }
+    return { id: key.id, revokedOn: key.revokedOn };
+  }
+}

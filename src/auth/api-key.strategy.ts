@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
+import { ProblemException } from '../common/problem/problem.exception';
+import { ApiKeyService } from './api-key.service';
+import { Principal } from './principal';
+
+export const API_KEY_HEADER_STRATEGY = 'api-key-header';
+export const API_KEY_BEARER_STRATEGY = 'api-key-bearer';
+
+const REJECTION_DETAIL = {
+  unknown: 'The API key is not known.',
+  revoked: 'The API key has been revoked.',
+  expired: 'The API key has expired.',
+} as const;
+
+async function principalForKey(apiKeys: ApiKeyService, apiKey: string): Promise<Principal> {
+  const outcome = await apiKeys.verify(apiKey);
+  if ('rejected' in outcome)
+    throw new ProblemException('invalid-api-key', REJECTION_DETAIL[outcome.rejected]);
+  const { key } = outcome;
+  return {
+    workspaceId: key.workspaceId,
+    userId: key.userId,
+    credential: 'api-key',
+    rateLimitKey: `key:${key.id}`,
+  };
+}
+
+/** `X-API-KEY: svc_live_…` */
+@Injectable()
+export class ApiKeyHeaderStrategy extends PassportStrategy(HeaderAPIKeyStrategy, API_KEY_HEADER_STRATEGY) {
+  constructor(private readonly apiKeys: ApiKeyService) {
+    super({ header: 'X-API-KEY', prefix: '' }, false);
+  }
+
+  validate(apiKey: string): Promise<Principal> {
+    return principalForKey(this.apiKeys, apiKey);
+  }
+}
+
+/** `Authorization: Bearer svc_live_…` */
+@Injectable()
+export class ApiKeyBearerStrategy extends PassportStrategy(HeaderAPIKeyStrategy, API_KEY_BEARER_STRATEGY) {
+  constructor(private readonly apiKeys: ApiKeyService) {
+    super({ header: 'Authorization', prefix: 'Bearer ' }, false);
+  }
+
+  validate(apiKey: string): Promise<Principal> {
+    return principalForKey(this.apiKeys, apiKey);
+  }
+}

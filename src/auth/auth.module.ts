@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { User } from '../account/user.entity';
+import { ApiKey } from './api-key.entity';
+import { ApiKeyService } from './api-key.service';
+import { ApiKeyBearerStrategy, ApiKeyHeaderStrategy } from './api-key.strategy';
+import { AuthenticationGuard } from './authentication.guard';
+import { CredentialResolver } from './credential-resolver.service';
+import { JwtStrategy } from './jwt.strategy';
+import { TokenService } from './token.service';
+
+@Module({
+  imports: [PassportModule, TypeOrmModule.forFeature([ApiKey, User])],
+  providers: [
+    ApiKeyService,
+    TokenService,
+    JwtStrategy,
+    ApiKeyHeaderStrategy,
+    ApiKeyBearerStrategy,
+    CredentialResolver,
+    { provide: APP_GUARD, useClass: AuthenticationGuard },
+  ],
+  exports: [ApiKeyService, TokenService, CredentialResolver],
+})
+export class AuthModule {}

@@ -1,0 +1,31 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ProblemException } from '../common/problem/problem.exception';
+import { RequestWithAuth } from './principal';
+import { IS_PUBLIC } from './public.decorator';
+
+/** Global guard: every route needs a valid credential unless marked @Public(). */
+@Injectable()
+export class AuthenticationGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (isPublic) return true;
+    const outcome = context.switchToHttp().getRequest<RequestWithAuth>().auth ?? { kind: 'anonymous' };
+    switch (outcome.kind) {
+      case 'authenticated':
+        return true;
+      case 'failed':
+        throw outcome.problem;
+      case 'anonymous':
+        throw new ProblemException(
+          'unauthorized',
+          'Send a credential as `Authorization: Bearer <API key or JWT>` or `X-API-KEY: <API key>`.',
+        );
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import type { Response } from 'express';
+import passport from 'passport';
+import { ProblemException } from '../common/problem/problem.exception';
+import { API_KEY_BEARER_STRATEGY, API_KEY_HEADER_STRATEGY } from './api-key.strategy';
+import { JWT_STRATEGY } from './jwt.strategy';
+import { AuthOutcome, Principal, RequestWithAuth } from './principal';
+
+const BEARER = /^Bearer +([^\s]+)$/i;
+
+/**
+ * Works out who is calling without throwing: the outcome is kept on the request so rate limiting can use
+ * it first, and the global guard turns a failure into the right 401/403 afterwards.
+ */
+@Injectable()
+export class CredentialResolver {
+  async resolve(request: RequestWithAuth, response: Response): Promise<AuthOutcome> {
+    const authorization = request.headers.authorization;
+    const headerKey = request.headers['x-api-key'];
+    if (authorization === undefined && headerKey === undefined) return { kind: 'anonymous' };
+    if (authorization !== undefined) {
+      const match = BEARER.exec(authorization.trim());
+      if (!match) {
+        return failed('unauthorized', 'The Authorization header must be `Bearer <credential>`.');
+      }
+      const credential = match[1];
+      if (credential.startsWith('svc_')) return this.run(API_KEY_BEARER_STRATEGY, request, response);
+      if (credential.split('.').length === 3) return this.run(JWT_STRATEGY, request, response);
+      return failed('invalid-api-key', 'The bearer credential is neither an API key nor a JWT.');
+    }
+    if (typeof headerKey !== 'string' || headerKey.trim() === '') {
+      return failed('unauthorized', 'The X-API-KEY header is empty.');
+    }
+    return this.run(API_KEY_HEADER_STRATEGY, request, response);
+  }
+
+  private run(strategy: string, request: RequestWithAuth, response: Response): Promise<AuthOutcome> {
+    return new Promise<AuthOutcome>((resolve, reject) => {
+      const callback = (error: unknown, principal: Principal | false | undefined, info: unknown): void => {
+        if (error instanceof ProblemException) return resolve({ kind: 'failed', problem: error });
+        if (error) return reject(error instanceof Error ? error : new Error(String(error)));
+        if (principal) return resolve({ kind: 'authenticated', principal });
+        resolve(
+          strategy === JWT_STRATEGY
+            ? jwtFailure(info)
+            : failed('invalid-api-key', 'The API key is not known.'),
+        );
+      };
+      const authenticate = passport.authenticate(strategy, { session: false }, callback) as (
+        req: RequestWithAuth,
+        res: Response,
+        next: (error?: unknown) => void,
+      ) => void;
+      authenticate(request, response, (error?: unknown) =>
+        reject(
+          error instanceof Error ? error : new Error('Authentication strategy ended without an outcome'),
+        ),
+      );
+    });
+  }
+}
+
+function jwtFailure(info: unknown): AuthOutcome {
+  const name = (info as { name?: unknown } | null)?.name;
+  if (name === 'TokenExpiredError') return failed('invalid-token', 'The token has expired.');
+  if (name === 'NotBeforeError') return failed('invalid-token', 'The token is not valid yet.');
+  return failed('invalid-token', 'The token signature or algorithm is not valid.');
+}
+
+function failed(slug: 'unauthorized' | 'invalid-api-key' | 'invalid-token', detail: string): AuthOutcome {
+  return { kind: 'failed', problem: new ProblemException(slug, detail) };
+}

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { InjectRepository } from '@nestjs/typeorm';
+import { ExtractJwt, Strategy } from 'passport-jwt';
+import { Repository } from 'typeorm';
+import { User } from '../account/user.entity';
+import { ProblemException } from '../common/problem/problem.exception';
+import { AppConfig } from '../config/app-config';
+import { Principal } from './principal';
+
+export const JWT_STRATEGY = 'jwt';
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface JwtClaims {
+  sub?: unknown;
+  exp?: unknown;
+}
+
+/** HS256 only: `alg: none` and every other algorithm fail signature verification. */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
+  constructor(
+    config: AppConfig,
+    @InjectRepository(User) private readonly users: Repository<User>,
+  ) {
+    super({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      secretOrKey: config.JWT_SECRET,
+      algorithms: ['HS256'],
+      ignoreExpiration: false,
+    });
+  }
+
+  async validate(claims: JwtClaims): Promise<Principal> {
+    if (typeof claims.exp !== 'number') {
+      throw new ProblemException('invalid-token', 'The token has no expiry (`exp` claim).');
+    }
+    if (typeof claims.sub !== 'string' || !UUID_PATTERN.test(claims.sub)) {
+      throw new ProblemException('invalid-token', 'The token subject (`sub`) is not a user id.');
+    }
+    const user = await this.users.findOne({ where: { id: claims.sub } });
+    if (!user)
+      throw new ProblemException('user-not-found', 'The user this token was issued for no longer exists.');
+    if (!user.activeWorkspaceId) {
+      throw new ProblemException('forbidden', 'The user is not a member of any workspace.');
+    }
+    return {
+      workspaceId: user.activeWorkspaceId,
+      userId: user.id,
+      credential: 'jwt',
+      rateLimitKey: `user:${user.id}`,
+    };
+  }
+}

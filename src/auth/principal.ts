@@ -1,0 +1,20 @@
+import type { Request } from 'express';
+import type { ProblemException } from '../common/problem/problem.exception';
+
+/** Who is calling: always bound to exactly one workspace. */
+export interface Principal {
+  workspaceId: string;
+  userId: string;
+  credential: 'api-key' | 'jwt';
+  /** Rate-limit bucket: per API key, or per user for JWTs. */
+  rateLimitKey: string;
+}
+
+export type AuthOutcome =
+  | { kind: 'anonymous' }
+  | { kind: 'authenticated'; principal: Principal }
+  | { kind: 'failed'; problem: ProblemException };
+
+export interface RequestWithAuth extends Request {
+  auth?: AuthOutcome;
+}

@@ -1,0 +1,60 @@
+import { INestApplication, INestApplicationContext, LogLevel, ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { AppModule } from './app.module';
+import { ProblemDetailsFilter } from './common/problem/problem-details.filter';
+import { ProblemException } from './common/problem/problem.exception';
+import { flattenValidationErrors } from './common/problem/validation-errors';
+import { AppConfig } from './config/app-config';
+
+const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+
+function logLevels(config: AppConfig): LogLevel[] {
+  return LEVELS.slice(0, LEVELS.indexOf(config.LOG_LEVEL) + 1);
+}
+
+/** The hand-written contract, the single source for /openapi.json and the /docs UI. */
+export function loadOpenApiDocument(): OpenAPIObject {
+  return parse(readFileSync(join(__dirname, '..', 'openapi.yaml'), 'utf8')) as OpenAPIObject;
+}
+
+export function validationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    exceptionFactory: (errors) => ProblemException.validation(flattenValidationErrors(errors)),
+  });
+}
+
+/** The HTTP application (roles `api` and `all`). */
+export async function createHttpApp(config: AppConfig): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
+    bodyParser: false,
+    logger: logLevels(config),
+  });
+  app.disable('x-powered-by');
+  app.useGlobalFilters(new ProblemDetailsFilter(config));
+  app.useGlobalPipes(validationPipe());
+  app.enableShutdownHooks();
+  SwaggerModule.setup('docs', app, loadOpenApiDocument(), {
+    jsonDocumentUrl: 'openapi.json',
+    yamlDocumentUrl: 'openapi.yaml',
+    customSiteTitle: 'Transcription API reference',
+  });
+  return app;
+}
+
+/** A process with queue processors and no HTTP listener (role `worker`). */
+export async function createWorkerContext(config: AppConfig): Promise<INestApplicationContext> {
+  const context = await NestFactory.createApplicationContext(AppModule.register(config), {
+    logger: logLevels(config),
+  });
+  context.enableShutdownHooks();
+  return context;
+}

@@ -1,0 +1,37 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountModule } from '../account/account.module';
+import { User } from '../account/user.entity';
+import { AuthModule } from '../auth/auth.module';
+import { BillingModule } from '../billing/billing.module';
+import { AppConfig } from '../config/app-config';
+import { ConfigModule } from '../config/config.module';
+import { DatabaseModule } from '../database/database.module';
+import { BalanceTopUpCommand, TokenIssueCommand, UserDeleteCommand } from './account.commands';
+import { ApiKeyCreateCommand, ApiKeyRevokeCommand } from './api-key.commands';
+import { WorkspaceCreateCommand } from './workspace.commands';
+
+@Module({})
+export class CliModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [
+        ConfigModule.register(config),
+        DatabaseModule,
+        AuthModule,
+        AccountModule,
+        BillingModule,
+        TypeOrmModule.forFeature([User]),
+      ],
+      providers: [
+        WorkspaceCreateCommand,
+        ApiKeyCreateCommand,
+        ApiKeyRevokeCommand,
+        BalanceTopUpCommand,
+        UserDeleteCommand,
+        TokenIssueCommand,
+      ],
+    };
+  }
+}

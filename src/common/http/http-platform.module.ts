@@ -1,0 +1,33 @@
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+import { ThrottlerModule } from '@nestjs/throttler';
+import type Redis from 'ioredis';
+import { AuthModule } from '../../auth/auth.module';
+import { AppConfig } from '../../config/app-config';
+import { REDIS_CLIENT } from '../redis/redis.module';
+import { JsonBodyMiddleware } from './json-body.middleware';
+import { JsonContentTypeMiddleware } from './json-content-type.middleware';
+import { RateLimitService } from './rate-limit.service';
+import { RequestContextMiddleware } from './request-context.middleware';
+
+/** What every HTTP request passes through before a controller: caller, rate limit, content type, body. */
+@Module({
+  imports: [
+    AuthModule,
+    ThrottlerModule.forRootAsync({
+      inject: [AppConfig, REDIS_CLIENT],
+      useFactory: (config: AppConfig, redis: Redis) => ({
+        throttlers: [{ name: 'minute', ttl: 60_000, limit: config.RATE_LIMIT_AUTHENTICATED_PER_MINUTE }],
+        storage: new ThrottlerStorageRedisService(redis),
+      }),
+    }),
+  ],
+  providers: [RateLimitService],
+})
+export class HttpPlatformModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply(RequestContextMiddleware, JsonContentTypeMiddleware, JsonBodyMiddleware)
+      .forRoutes('*path');
+  }
+}

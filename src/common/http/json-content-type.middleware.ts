@@ -1,0 +1,30 @@
+import { Injectable, NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { ProblemException } from '../problem/problem.exception';
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+function hasBody(request: Request): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** JSON endpoints accept JSON only (uploads are checked by the transcriptions controller). */
+@Injectable()
+export class JsonContentTypeMiddleware implements NestMiddleware {
+  use(request: Request, _response: Response, next: NextFunction): void {
+    const isUpload = request.method === 'POST' && request.path.replace(/\/+$/, '') === '/v1/transcriptions';
+    if (
+      BODY_METHODS.has(request.method) &&
+      !isUpload &&
+      hasBody(request) &&
+      !request.is('application/json')
+    ) {
+      throw new ProblemException(
+        'unsupported-media-type',
+        `This endpoint accepts application/json, not ${request.headers['content-type'] ?? 'an untyped body'}.`,
+      );
+    }
+    next();
+  }
+}

@@ -1,0 +1,40 @@
+/** Error codes that mean PostgreSQL or Redis cannot be reached right now (as opposed to a bug). */
+const OUTAGE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '08000', // connection_exception
+  '08003', // connection_does_not_exist
+  '08006', // connection_failure
+  '53300', // too_many_connections
+]);
+
+const OUTAGE_MESSAGES = [
+  'Connection terminated',
+  'connect ECONNREFUSED',
+  'Connection is closed',
+  'timeout exceeded when trying to connect',
+  'MaxRetriesPerRequestError',
+  'Reached the max retries per request limit',
+  "Stream isn't writeable",
+];
+
+export function isInfrastructureOutage(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const candidate = error as { code?: unknown; message?: unknown; driverError?: unknown; name?: unknown };
+  if (typeof candidate.code === 'string' && OUTAGE_CODES.has(candidate.code)) return true;
+  if (candidate.name === 'MaxRetriesPerRequestError') return true;
+  if (
+    typeof candidate.message === 'string' &&
+    OUTAGE_MESSAGES.some((m) => String(candidate.message).includes(m))
+  ) {
+    return true;
+  }
+  return candidate.driverError !== undefined && isInfrastructureOutage(candidate.driverError);
+}

@@ -1,0 +1,119 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Response } from 'express';
+import { AppConfig } from '../../config/app-config';
+import { PROBLEM_CATALOGUE, ProblemSlug } from './problem-catalogue';
+import { ProblemException } from './problem.exception';
+import { isInfrastructureOutage } from './infrastructure-outage';
+
+const SLUG_BY_HTTP_STATUS: Record<number, ProblemSlug> = {
+  400: 'malformed-request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not-found',
+  405: 'not-found',
+  413: 'payload-too-large',
+  415: 'unsupported-media-type',
+  429: 'rate-limit',
+  503: 'service-unavailable',
+};
+
+/** Errors raised by body-parser carry a `type` naming the failure. */
+const SLUG_BY_BODY_PARSER_TYPE: Record<string, ProblemSlug> = {
+  'entity.too.large': 'payload-too-large',
+  'entity.parse.failed': 'malformed-request',
+  'entity.verify.failed': 'malformed-request',
+  'request.aborted': 'malformed-request',
+  'request.size.invalid': 'malformed-request',
+  'encoding.unsupported': 'unsupported-media-type',
+  'charset.unsupported': 'unsupported-media-type',
+};
+
+/**
+ * The single exception filter: every error of every route, matched or not, becomes
+ * `application/problem+json`. Internal details go to the log under an error id, never to the client.
+ */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Problem');
+
+  constructor(private readonly config: AppConfig) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    const problem = this.toProblem(exception);
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    const { status, title } = PROBLEM_CATALOGUE[problem.slug];
+    for (const [name, value] of Object.entries(problem.headers)) response.setHeader(name, value);
+    response.setHeader('Cache-Control', 'no-store');
+    response
+      .status(status)
+      .type('application/problem+json')
+      .json({
+        type: `${this.config.ERRORS_BASE_URL}/${problem.slug}`,
+        title,
+        status,
+        detail: problem.detail,
+        ...problem.extensions,
+      });
+  }
+
+  private toProblem(exception: unknown): ProblemException {
+    if (exception instanceof ProblemException) return exception;
+    if (exception instanceof HttpException) {
+      const slug = SLUG_BY_HTTP_STATUS[exception.getStatus()];
+      if (slug) return new ProblemException(slug, this.httpDetail(exception, slug));
+    }
+    const bodyParserType = (exception as { type?: unknown } | null)?.type;
+    if (typeof bodyParserType === 'string' && SLUG_BY_BODY_PARSER_TYPE[bodyParserType]) {
+      const slug = SLUG_BY_BODY_PARSER_TYPE[bodyParserType];
+      return new ProblemException(slug, bodyParserDetail(slug));
+    }
+    if (isInfrastructureOutage(exception)) {
+      this.logger.warn(`Dependency unavailable: ${describe(exception)}`);
+      return new ProblemException(
+        'service-unavailable',
+        'A backing service is temporarily unreachable. Retry after the indicated delay.',
+        {},
+        { 'Retry-After': '5' },
+      );
+    }
+    const errorId = randomUUID();
+    this.logger.error(`errorId=${errorId} ${describe(exception)}`, (exception as Error | undefined)?.stack);
+    return new ProblemException(
+      'internal',
+      `An unexpected error occurred. It is logged under error id ${errorId}; the request can be retried.`,
+      { errorId },
+    );
+  }
+
+  private httpDetail(exception: HttpException, slug: ProblemSlug): string {
+    switch (slug) {
+      case 'not-found':
+        return 'No such endpoint. See /openapi.json for the available operations.';
+      case 'malformed-request':
+        return 'The request body could not be parsed.';
+      default:
+        return exception.message;
+    }
+  }
+}
+
+function bodyParserDetail(slug: ProblemSlug): string {
+  switch (slug) {
+    case 'payload-too-large':
+      return 'The request body exceeds the 1 MB limit for JSON bodies.';
+    case 'unsupported-media-type':
+      return 'The body encoding or charset is not supported; send UTF-8 JSON.';
+    default:
+      return 'The request body could not be parsed as JSON.';
+  }
+}
+
+function describe(exception: unknown): string {
+  if (exception instanceof Error) return `${exception.name}: ${exception.message}`;
+  return String(exception);
+}

@@ -1,0 +1,151 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+
+export const PROCESS_ROLES = ['all', 'api', 'worker'] as const;
+export type ProcessRole = (typeof PROCESS_ROLES)[number];
+
+const toInt = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+const toFloat = toInt;
+const toBool = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  if (['true', '1', 'yes'].includes(value.toLowerCase())) return true;
+  if (['false', '0', 'no', ''].includes(value.toLowerCase())) return false;
+  return value;
+};
+
+/**
+ * Every setting of the service, validated once at boot. Nothing else reads process.env.
+ * Property names are the environment variable names so that a validation message names the variable.
+ */
+export class AppConfig {
+  @IsIn(PROCESS_ROLES)
+  ROLE: ProcessRole = 'all';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  @IsUrl({ protocols: ['postgres', 'postgresql'], require_tld: false })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/transcription';
+
+  @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false })
+  REDIS_URL = 'redis://127.0.0.1:6379/0';
+
+  /** Prefix of every Redis key (Bull queues, rate-limit counters, events), so instances can share a Redis. */
+  @IsString()
+  @MinLength(1)
+  REDIS_PREFIX = 'stt';
+
+  @IsString()
+  @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters' })
+  JWT_SECRET: string;
+
+  @IsString()
+  @MinLength(1)
+  STORAGE_DIR = './var/storage';
+
+  @IsUrl({ require_tld: false, require_protocol: true })
+  ERRORS_BASE_URL = 'https://errors.transcription.example/problems';
+
+  @Transform(toBool)
+  @IsBoolean()
+  WEBHOOK_ALLOW_PRIVATE_TARGETS = false;
+
+  @Transform(toFloat)
+  @IsNumber()
+  @Min(0)
+  PRICE_STANDARD_EUR_PER_MINUTE = 0.003;
+
+  @Transform(toFloat)
+  @IsNumber()
+  @Min(0)
+  PRICE_PREMIUM_EUR_PER_MINUTE = 0.0045;
+
+  @Transform(toFloat)
+  @IsNumber()
+  @Min(0)
+  PRICE_PREMIUM_JADE_EUR_PER_MINUTE = 0.006;
+
+  @Transform(toFloat)
+  @IsNumber()
+  @Min(0)
+  MINIMUM_BALANCE_EUR = 0.01;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  DEFAULT_FREE_TRANSCRIPTIONS = 3;
+
+  @Transform(toFloat)
+  @IsNumber()
+  @Min(0)
+  DEFAULT_LOW_BALANCE_THRESHOLD_EUR = 1;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_AUTHENTICATED_PER_MINUTE = 100;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE = 30;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  WORKER_CONCURRENCY = 1;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  JOB_ATTEMPTS = 3;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  JOB_BACKOFF_MS = 5000;
+
+  @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
+  LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
+
+  @IsOptional()
+  @IsString()
+  SERVICE_VERSION?: string;
+}
+
+export class ConfigValidationError extends Error {}
+
+/** Builds the config from an environment-like record; throws one error naming every bad variable. */
+export function loadAppConfig(environment: Record<string, string | undefined>): AppConfig {
+  const known = Object.keys(new AppConfig());
+  const present = Object.fromEntries(
+    Object.entries(environment).filter(([key, value]) => value !== undefined && known.includes(key)),
+  );
+  const config = plainToInstance(AppConfig, present, { exposeDefaultValues: true });
+  const errors = validateSync(config, { skipMissingProperties: false, forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const lines = errors.map((error) => {
+      const messages = Object.values(error.constraints ?? {}).join('; ');
+      return `  ${error.property}=${JSON.stringify(environment[error.property] ?? null)}: ${messages}`;
+    });
+    throw new ConfigValidationError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return config;
+}

@@ -1,0 +1,24 @@
+import { User } from '../account/user.entity';
+import { Workspace } from '../account/workspace.entity';
+import { ApiKey } from '../auth/api-key.entity';
+import { LedgerEntry } from '../billing/ledger-entry.entity';
+import { IdempotencyRecord } from '../transcriptions/idempotency-record.entity';
+import { Transcription } from '../transcriptions/transcription.entity';
+import { Vocabulary } from '../vocabularies/vocabulary.entity';
+import { OutboxEvent } from '../webhooks/outbox-event.entity';
+import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
+import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity';
+
+/** Every entity of every module; the migrations must describe exactly these (checked by `migrate:check`). */
+export const ENTITIES = [
+  Workspace,
+  User,
+  ApiKey,
+  Transcription,
+  IdempotencyRecord,
+  Vocabulary,
+  WebhookEndpoint,
+  OutboxEvent,
+  WebhookDelivery,
+  LedgerEntry,
+];

@@ -1,0 +1,125 @@
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
+import { User } from '../account/user.entity';
+import { Workspace } from '../account/workspace.entity';
+import { bigintNumber } from '../common/database/bigint-number.transformer';
+import type { ModelTier, SpeakerHints, TranscriptWord } from '../engine/engine.types';
+
+export const TRANSCRIPTION_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
+export type TranscriptionStatus = (typeof TRANSCRIPTION_STATUSES)[number];
+export const MODEL_TIERS = ['standard', 'premium', 'premium_jade'] as const satisfies readonly ModelTier[];
+
+export interface TranscriptionResultJson {
+  words: TranscriptWord[];
+}
+
+@Entity('transcriptions')
+@Index('idx_transcriptions_workspace_created', ['workspaceId', 'createdOn', 'id'])
+@Index('idx_transcriptions_status', ['status'])
+// Trigram indexes for substring search; created by migration SQL the entity model cannot express.
+@Index('idx_transcriptions_file_name_trgm', { synchronize: false })
+@Index('idx_transcriptions_result_text_trgm', { synchronize: false })
+@Check('chk_transcriptions_status', "status IN ('queued', 'processing', 'completed', 'failed')")
+@Check('chk_transcriptions_model', "model IN ('standard', 'premium', 'premium_jade')")
+@Check('chk_transcriptions_progress', 'progress BETWEEN 0 AND 100')
+export class Transcription {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ name: 'workspace_id', type: 'uuid' })
+  workspaceId: string;
+
+  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id' })
+  workspace?: Workspace;
+
+  @Column({ name: 'user_id', type: 'uuid', nullable: true })
+  userId: string | null;
+
+  @ManyToOne(() => User, { onDelete: 'SET NULL', nullable: true })
+  @JoinColumn({ name: 'user_id' })
+  user?: User | null;
+
+  @Column({ type: 'varchar', length: 16 })
+  model: ModelTier;
+
+  @Column({ type: 'varchar', length: 16, default: 'queued' })
+  status: TranscriptionStatus;
+
+  @Column({ type: 'smallint', default: 0 })
+  progress: number;
+
+  @Column({ name: 'original_file_name', type: 'varchar', length: 255 })
+  originalFileName: string;
+
+  @Column({ name: 'file_size', type: 'bigint', transformer: bigintNumber })
+  fileSize: number;
+
+  @Column({ name: 'mime_type', type: 'varchar', length: 100, nullable: true })
+  mimeType: string | null;
+
+  /** Key of the upload in the storage adapter; null once the file is removed. */
+  @Column({ name: 'storage_key', type: 'varchar', length: 255, nullable: true })
+  storageKey: string | null;
+
+  @Column({ type: 'double precision', nullable: true })
+  duration: number | null;
+
+  @Column({ type: 'varchar', length: 8, nullable: true })
+  language: string | null;
+
+  @Column({ name: 'detected_language', type: 'varchar', length: 8, nullable: true })
+  detectedLanguage: string | null;
+
+  /** Saved and inline vocabulary, resolved at creation so later edits of a vocabulary do not change a job. */
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  vocabulary: string[];
+
+  @Column({ name: 'speaker_hints', type: 'jsonb', default: () => "'{}'" })
+  speakerHints: SpeakerHints;
+
+  @Column({ name: 'result_text', type: 'text', nullable: true })
+  resultText: string | null;
+
+  @Column({ name: 'result_json', type: 'jsonb', nullable: true })
+  resultJson: TranscriptionResultJson | null;
+
+  @Column({ name: 'word_count', type: 'integer', nullable: true })
+  wordCount: number | null;
+
+  @Column({ name: 'speaker_count', type: 'integer', nullable: true })
+  speakerCount: number | null;
+
+  @Column({ name: 'cost_micro', type: 'bigint', nullable: true, transformer: bigintNumber })
+  costMicro: number | null;
+
+  /** A free transcription was reserved for this job at creation (released again if it fails). */
+  @Column({ name: 'uses_free_transcription', type: 'boolean', default: false })
+  usesFreeTranscription: boolean;
+
+  @Column({ name: 'error_message', type: 'text', nullable: true })
+  errorMessage: string | null;
+
+  @Column({ type: 'integer', default: 0 })
+  attempts: number;
+
+  @CreateDateColumn({ name: 'created_on', type: 'timestamptz' })
+  createdOn: Date;
+
+  @Column({ name: 'started_at', type: 'timestamptz', nullable: true })
+  startedAt: Date | null;
+
+  @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
+  completedAt: Date | null;
+
+  @Column({ name: 'failed_at', type: 'timestamptz', nullable: true })
+  failedAt: Date | null;
+}

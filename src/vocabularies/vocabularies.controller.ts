@@ -1,0 +1,50 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
+import type { Principal } from '../auth/principal';
+import { ResourceIdPipe } from '../common/http/resource-id.pipe';
+import { toVocabularyView, VocabulariesService, VocabularyView } from './vocabularies.service';
+import { CreateVocabularyDto, UpdateVocabularyDto } from './vocabulary.dto';
+
+@Controller('v1/vocabularies')
+export class VocabulariesController {
+  constructor(private readonly vocabularies: VocabulariesService) {}
+
+  @Get()
+  async list(@CurrentPrincipal() principal: Principal): Promise<{ data: VocabularyView[] }> {
+    return { data: (await this.vocabularies.list(principal.workspaceId)).map(toVocabularyView) };
+  }
+
+  @Post()
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateVocabularyDto,
+  ): Promise<{ data: VocabularyView }> {
+    return { data: toVocabularyView(await this.vocabularies.create(principal.workspaceId, body)) };
+  }
+
+  @Get(':id')
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+  ): Promise<{ data: VocabularyView }> {
+    return { data: toVocabularyView(await this.vocabularies.get(principal.workspaceId, id)) };
+  }
+
+  @Put(':id')
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+    @Body() body: UpdateVocabularyDto,
+  ): Promise<{ data: VocabularyView }> {
+    return { data: toVocabularyView(await this.vocabularies.update(principal.workspaceId, id, body)) };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+  ): Promise<void> {
+    await this.vocabularies.delete(principal.workspaceId, id);
+  }
+}

@@ -1,0 +1,46 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
+import { Workspace } from '../account/workspace.entity';
+import type { WebhookEventType } from './webhook-endpoint.entity';
+
+/**
+ * The outbox: an event is written in the same transaction as the state change that causes it, then
+ * delivered. `dedupeKey` (e.g. `transcription.completed:<id>`) makes "once per transcription" a constraint.
+ */
+@Entity('outbox_events')
+@Index('idx_outbox_events_undispatched', ['dispatchedOn'])
+export class OutboxEvent {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ name: 'workspace_id', type: 'uuid' })
+  workspaceId: string;
+
+  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id' })
+  workspace?: Workspace;
+
+  @Column({ type: 'varchar', length: 40 })
+  type: WebhookEventType;
+
+  @Index('uq_outbox_events_dedupe_key', { unique: true })
+  @Column({ name: 'dedupe_key', type: 'varchar', length: 120 })
+  dedupeKey: string;
+
+  @Column({ type: 'jsonb' })
+  data: Record<string, unknown>;
+
+  @CreateDateColumn({ name: 'created_on', type: 'timestamptz' })
+  createdOn: Date;
+
+  /** Set once a delivery row exists for every subscribed endpoint. */
+  @Column({ name: 'dispatched_on', type: 'timestamptz', nullable: true })
+  dispatchedOn: Date | null;
+}

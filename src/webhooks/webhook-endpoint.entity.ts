@@ -1,0 +1,47 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
+import { Workspace } from '../account/workspace.entity';
+
+export const WEBHOOK_EVENT_TYPES = [
+  'transcription.completed',
+  'transcription.failed',
+  'balance.low',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+@Entity('webhook_endpoints')
+@Index('idx_webhook_endpoints_workspace_created', ['workspaceId', 'createdOn'])
+export class WebhookEndpoint {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ name: 'workspace_id', type: 'uuid' })
+  workspaceId: string;
+
+  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id' })
+  workspace?: Workspace;
+
+  @Column({ type: 'text' })
+  url: string;
+
+  @Column({ type: 'varchar', array: true })
+  events: WebhookEventType[];
+
+  /** Needed in clear to sign deliveries; returned once at creation, never listed. */
+  @Column({ type: 'varchar', length: 100 })
+  secret: string;
+
+  @Column({ name: 'is_active', type: 'boolean', default: true })
+  isActive: boolean;
+
+  @CreateDateColumn({ name: 'created_on', type: 'timestamptz' })
+  createdOn: Date;
+}
