@@ -1,0 +1,62 @@
+import { RecognizedWord } from '../engine.types';
+
+/** One decoder token with its time span in seconds (chunk time). */
+export interface TimedToken {
+  text: string;
+  start: number;
+  end: number;
+}
+
+/** whisper.cpp's names for special tokens ([_BEG_], [_TT_125], [_SOT_], ...) and OpenAI's (<|endoftext|>). */
+const SPECIAL_TOKEN = /^(\[_.*\]|<\|.*\|>)$/s;
+
+export function isSpecialToken(text: string): boolean {
+  return SPECIAL_TOKEN.test(text.trim());
+}
+
+/**
+ * Joins BPE tokens into words: a token that begins with whitespace starts a new word, any other token
+ * (a sub-word piece, trailing punctuation) extends the current one. `decode` turns the joined text into the
+ * final string; whisper-cli's JSON carries raw bytes, so a character split over two tokens is only decodable
+ * after joining.
+ */
+export function mergeTokensIntoWords(
+  tokens: readonly TimedToken[],
+  decode: (joined: string) => string = (s) => s,
+): RecognizedWord[] {
+  const words: RecognizedWord[] = [];
+  const pending: TimedToken[] = [];
+  const flush = (): void => {
+    if (pending.length === 0) return;
+    const word = decode(pending.map((t) => t.text).join('')).trim();
+    const start = pending[0].start;
+    const end = Math.max(start, ...pending.map((t) => t.end));
+    if (word !== '') words.push({ word, start, end });
+    pending.length = 0;
+  };
+  for (const token of tokens) {
+    if (token.text === '' || isSpecialToken(token.text)) continue;
+    if (/^\s/.test(token.text)) flush();
+    pending.push(token);
+  }
+  flush();
+  return words;
+}
+
+/**
+ * Fallback when an engine gives only segment times: the segment's words share its span in proportion to
+ * their length (a rough guess, but keeps every word inside its segment).
+ */
+export function spreadSegmentOverWords(text: string, start: number, end: number): RecognizedWord[] {
+  const parts = text.split(/\s+/).filter((w) => w !== '' && !isSpecialToken(w));
+  const total = parts.reduce((n, w) => n + w.length, 0);
+  const span = Math.max(0, end - start);
+  const words: RecognizedWord[] = [];
+  let at = start;
+  for (const word of parts) {
+    const next = at + (total > 0 ? (span * word.length) / total : 0);
+    words.push({ word, start: at, end: next });
+    at = next;
+  }
+  return words;
+}
