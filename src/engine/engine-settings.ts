@@ -26,21 +26,20 @@ export interface SpeechDetectionSettings {
   minAudioSeconds: number;
 }
 
-export type PocketSphinxMode = 'ffi' | 'cli';
-
 export interface PocketSphinxSettings {
-  /** 'ffi' runs libpocketsphinx in-process through koffi; 'cli' spawns pocketsphinx_continuous per chunk. */
-  mode: PocketSphinxMode;
+  /** libpocketsphinx, loaded in-process through koffi (libsphinxbase is found next to it by name). */
   libraryPath: string;
-  continuousBinaryPath: string;
   /** Acoustic model directory (-hmm). */
   acousticModelPath: string;
   /** Language model (-lm). */
   languageModelPath: string;
   /** Pronunciation dictionary (-dict). */
   dictionaryPath: string;
-  /** Weight given to vocabulary words in the language model, as a log10 unigram probability. */
-  vocabularyLogProbability: number;
+  /**
+   * Language-model weight of vocabulary words, relative to a uniform distribution over the model's ~134k
+   * words (1000 gives a unigram probability near 1/134, about that of a common word).
+   */
+  vocabularyWeight: number;
 }
 
 /** Owned by the whisper.cpp engineer; fields may grow. */
@@ -94,13 +93,11 @@ export function defaultEngineSettings(): EngineSettings {
       minAudioSeconds: 1,
     },
     pocketsphinx: {
-      mode: 'ffi',
       libraryPath: 'libpocketsphinx.so.3',
-      continuousBinaryPath: 'pocketsphinx_continuous',
       acousticModelPath: `${POCKETSPHINX_MODEL_DIRECTORY}/en-us`,
       languageModelPath: `${POCKETSPHINX_MODEL_DIRECTORY}/en-us.lm.bin`,
       dictionaryPath: `${POCKETSPHINX_MODEL_DIRECTORY}/cmudict-en-us.dict`,
-      vocabularyLogProbability: -3,
+      vocabularyWeight: 1000,
     },
     timeoutMs: 30 * 60 * 1000,
   };

@@ -1,0 +1,115 @@
+import { throwIfAborted } from '../abort.util';
+import type { PocketSphinxSettings } from '../engine-settings';
+import {
+  EngineError,
+  type RecognitionChunk,
+  type RecognitionOptions,
+  type RecognitionOutput,
+  type RecognizedWord,
+  type Recognizer,
+} from '../engine.types';
+import { FRAMES_PER_SECOND, PocketSphinxDecoder, type DecodedSegment } from './pocketsphinx-decoder';
+import { buildVocabularyEntries, type VocabularyEntry } from './vocabulary-entries';
+
+const ENGLISH = 'en';
+
+/** Whether a request's language can be served by an English-only engine; 'auto' reports English. */
+export function resolveEnglish(language: string): string {
+  const code = language.toLowerCase();
+  if (code === 'auto' || code === ENGLISH || code.startsWith(`${ENGLISH}-`)) return ENGLISH;
+  throw new EngineError(
+    'UNSUPPORTED_LANGUAGE',
+    `language '${language}' is not supported by PocketSphinx (English only)`,
+  );
+}
+
+/** Words PocketSphinx emits that are not speech: sentence marks, silence and noise fillers. */
+function isFiller(word: string): boolean {
+  return word.startsWith('<') || word.startsWith('[') || word.startsWith('+');
+}
+
+/** English recognition with Debian's PocketSphinx (en-us acoustic model, generic LM, CMU dictionary). */
+export class PocketSphinxRecognizer implements Recognizer {
+  readonly name = 'pocketsphinx';
+  readonly languages: ReadonlySet<string> = new Set([ENGLISH]);
+  private decoder: PocketSphinxDecoder | null = null;
+  private readonly vocabularyByToken = new Map<string, VocabularyEntry>();
+  private appliedVocabulary: string | null = null;
+
+  constructor(private readonly settings: PocketSphinxSettings) {}
+
+  async recognize(chunk: RecognitionChunk, options: RecognitionOptions): Promise<RecognitionOutput> {
+    const language = resolveEnglish(options.language);
+    throwIfAborted(options.signal);
+    const decoder = this.prepare(options.vocabulary);
+    const segments = decoder.decode(toInt16(chunk.samples));
+    return { words: this.toWords(segments, chunk.offset), detectedLanguage: language };
+  }
+
+  async close(): Promise<void> {
+    this.decoder?.close();
+    this.decoder = null;
+  }
+
+  /** Custom words are added once per decoder; a different list after custom words needs a fresh decoder. */
+  private prepare(vocabulary: readonly string[]): PocketSphinxDecoder {
+    const key = JSON.stringify(vocabulary);
+    if (this.decoder && key === this.appliedVocabulary) return this.decoder;
+    if (this.decoder && this.vocabularyByToken.size > 0) {
+      this.decoder.close();
+      this.decoder = null;
+      this.vocabularyByToken.clear();
+    }
+    const decoder = (this.decoder ??= new PocketSphinxDecoder(this.settings));
+    for (const entry of buildVocabularyEntries(vocabulary, (word) => decoder.lookup(word))) {
+      if (decoder.addWord(entry.token, entry.phones, this.settings.vocabularyWeight)) {
+        this.vocabularyByToken.set(entry.token, entry);
+      }
+    }
+    this.appliedVocabulary = key;
+    return decoder;
+  }
+
+  private toWords(segments: DecodedSegment[], offset: number): RecognizedWord[] {
+    const words: RecognizedWord[] = [];
+    for (const segment of segments) {
+      const base = segment.word.replace(/\(\d+\)$/, '');
+      if (isFiller(base)) continue;
+      const start = offset + segment.startFrame / FRAMES_PER_SECOND;
+      // The end frame is inclusive.
+      const end = offset + (segment.endFrame + 1) / FRAMES_PER_SECOND;
+      const entry = this.vocabularyByToken.get(base);
+      if (!entry) {
+        words.push({ word: base, start: round(start), end: round(end) });
+        continue;
+      }
+      words.push(...spread(entry.display, start, end));
+    }
+    return words;
+  }
+}
+
+/** Shares a phrase's time span among its words in proportion to their length. */
+function spread(display: readonly string[], start: number, end: number): RecognizedWord[] {
+  const total = display.reduce((sum, word) => sum + word.length, 0);
+  let cursor = start;
+  return display.map((word) => {
+    const wordEnd = cursor + ((end - start) * word.length) / total;
+    const result = { word, start: round(cursor), end: round(wordEnd) };
+    cursor = wordEnd;
+    return result;
+  });
+}
+
+function round(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}
+
+function toInt16(samples: Float32Array): Int16Array {
+  const out = new Int16Array(samples.length);
+  for (let index = 0; index < samples.length; index++) {
+    const value = Math.max(-1, Math.min(1, samples[index]));
+    out[index] = Math.round(value * 32767);
+  }
+  return out;
+}
