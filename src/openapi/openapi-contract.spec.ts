@@ -734,6 +734,33 @@ describe('openapi.yaml content', () => {
     expect(openApiDocument().security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
   });
 
+  it('declares the rate-limit headers on every response, and Retry-After on 429 and 503', () => {
+    const deref = (value: unknown): Record<string, unknown> => {
+      let current = record(value);
+      while (typeof current.$ref === 'string') {
+        current = record(
+          current.$ref
+            .slice(2)
+            .split('/')
+            .reduce<unknown>((node, segment) => record(node)[segment], openApiDocument()),
+        );
+      }
+      return current;
+    };
+    for (const operationId of operationIds()) {
+      for (const [status, response] of Object.entries(record(operationById(operationId).responses))) {
+        const headers = Object.keys(record(deref(response).headers ?? {})).map((name) => name.toLowerCase());
+        const expected = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+        if (status === '429' || status === '503') expected.push('retry-after');
+        expect({ operationId, status, headers }).toEqual({
+          operationId,
+          status,
+          headers: expect.arrayContaining(expected) as unknown,
+        });
+      }
+    }
+  });
+
   it('states the decisions where the specification is silent', () => {
     const description = String(record(openApiDocument().info).description);
     for (const phrase of [
