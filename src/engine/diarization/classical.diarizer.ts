@@ -1,5 +1,11 @@
 import type { Diarizer, Pcm, SpeakerHints, SpeakerTurn, TimeSpan } from '../engine.types';
-import { averageLinkage, cutAtDistance, cutIntoClusters, type DistanceMatrix } from './agglomerative-clustering';
+import {
+  averageLinkage,
+  cutAtDistance,
+  cutIntoClusters,
+  type Dendrogram,
+  type DistanceMatrix,
+} from './agglomerative-clustering';
 import { computeMfcc, DEFAULT_MFCC_OPTIONS } from './mfcc';
 import { speakerId } from './speaker-turns';
 
@@ -35,7 +41,7 @@ export const DEFAULT_CLASSICAL_DIARIZER_SETTINGS: ClassicalDiarizerSettings = {
   hopSeconds: 1,
   minWindowSeconds: 0.5,
   maxWindows: 4000,
-  quietFrameShare: 0.3,
+  quietFrameShare: 0.5,
   mergeThreshold: 0.8,
   minSpeakerSeconds: 2,
   resegmentBlockSeconds: 0.5,
@@ -96,7 +102,11 @@ export class ClassicalDiarizer implements Diarizer {
       const windowLabels = this.clusterWindows(windows, hints);
       frameLabels = labelFramesFromWindows(frames, windows, windowLabels);
       if (this.settings.resegmentBlockSeconds > 0 && Math.max(...windowLabels) > 0) {
-        frameLabels = resegment(frames, frameLabels, Math.round(this.settings.resegmentBlockSeconds / HOP_SECONDS));
+        frameLabels = resegment(
+          frames,
+          frameLabels,
+          Math.round(this.settings.resegmentBlockSeconds / HOP_SECONDS),
+        );
       }
     }
     smoothRuns(frames, frameLabels, Math.round(this.settings.minTurnSeconds / HOP_SECONDS));
@@ -109,7 +119,10 @@ export class ClassicalDiarizer implements Diarizer {
     const minimum = Math.round(minWindowSeconds / HOP_SECONDS);
     // Wider hops on long files keep the distance matrix at most maxWindows² entries.
     const informativeTotal = frames.informative.reduce((sum, flag) => sum + flag, 0);
-    const hop = Math.max(Math.round(this.settings.hopSeconds / HOP_SECONDS), Math.ceil(informativeTotal / maxWindows));
+    const hop = Math.max(
+      Math.round(this.settings.hopSeconds / HOP_SECONDS),
+      Math.ceil(informativeTotal / maxWindows),
+    );
     const windows: Window[] = [];
     let spanStart = 0;
     const total = frames.index.length;
@@ -131,16 +144,98 @@ export class ClassicalDiarizer implements Diarizer {
 
   private clusterWindows(windows: Window[], hints: SpeakerHints): number[] {
     const dendrogram = averageLinkage(divergenceMatrix(windows.map((window) => window.model)));
-    if ('exact' in hints) return cutIntoClusters(dendrogram, hints.exact);
-    let labels = cutAtDistance(dendrogram, this.settings.mergeThreshold);
-    labels = absorbSmallClusters(windows, labels, this.settings.minSpeakerSeconds / HOP_SECONDS);
+    const minFrames = this.settings.minSpeakerSeconds / HOP_SECONDS;
+    if ('exact' in hints) return this.exactClusters(dendrogram, windows, hints.exact, minFrames);
+    const labels = absorbSmallClusters(
+      windows,
+      cutAtDistance(dendrogram, this.settings.mergeThreshold),
+      minFrames,
+    );
     const found = Math.max(...labels) + 1;
-    if ('min' in hints) {
-      const wanted = Math.min(Math.max(found, hints.min), hints.max);
-      if (wanted !== found) labels = cutIntoClusters(dendrogram, wanted);
+    if ('min' in hints && (found < hints.min || found > hints.max)) {
+      return this.exactClusters(
+        dendrogram,
+        windows,
+        Math.min(Math.max(found, hints.min), hints.max),
+        minFrames,
+      );
     }
     return labels;
   }
+
+  /**
+   * The top k branches of an average-linkage tree are often one speaker versus a handful of odd windows
+   * (laughter, a cough, crosstalk). So the tree is cut lower, at the first level that yields k clusters with
+   * enough speech each; those k keep their windows and every other window joins the nearest of them.
+   */
+  private exactClusters(
+    dendrogram: Dendrogram,
+    windows: readonly Window[],
+    k: number,
+    minFrames: number,
+  ): number[] {
+    const limit = Math.min(windows.length, k + MAX_EXTRA_CLUSTERS);
+    for (let candidate = k; candidate <= limit; candidate++) {
+      const labels = cutIntoClusters(dendrogram, candidate);
+      const sizes = clusterFrames(windows, labels);
+      const big = [...sizes.entries()]
+        .filter(([, frames]) => frames >= minFrames)
+        .sort((a, b) => b[1] - a[1]);
+      if (big.length >= k)
+        return assignToNearest(windows, labels, new Set(big.slice(0, k).map(([label]) => label)));
+    }
+    return cutIntoClusters(dendrogram, k);
+  }
+}
+
+/** How much deeper than k the tree is searched for k substantial clusters. */
+const MAX_EXTRA_CLUSTERS = 8;
+
+/** Speech frames per cluster, windows' overlap discounted. */
+function clusterFrames(windows: readonly Window[], labels: readonly number[]): Map<number, number> {
+  const overlap =
+    windows.reduce((sum, window) => sum + window.model.frames, 0) / Math.max(1, uniqueFrames(windows));
+  const frames = new Map<number, number>();
+  windows.forEach((window, i) =>
+    frames.set(labels[i], (frames.get(labels[i]) ?? 0) + window.model.frames / overlap),
+  );
+  return frames;
+}
+
+/** Windows outside the kept clusters join the kept cluster with the smallest average divergence to them. */
+function assignToNearest(
+  windows: readonly Window[],
+  labels: readonly number[],
+  kept: ReadonlySet<number>,
+): number[] {
+  const members = new Map<number, number[]>();
+  labels.forEach((label, i) => {
+    if (kept.has(label)) members.set(label, [...(members.get(label) ?? []), i]);
+  });
+  const result = labels.map((label, i) => {
+    if (kept.has(label)) return label;
+    let best = label;
+    let bestDistance = Infinity;
+    for (const [cluster, indices] of members) {
+      const distance =
+        indices.reduce((sum, j) => sum + symmetricDivergence(windows[i].model, windows[j].model), 0) /
+        indices.length;
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        best = cluster;
+      }
+    }
+    return best;
+  });
+  return renumber(result);
+}
+
+function renumber(labels: readonly number[]): number[] {
+  const names = new Map<number, number>();
+  return labels.map((label) => {
+    if (!names.has(label)) names.set(label, names.size);
+    return names.get(label) as number;
+  });
 }
 
 function normaliseSpans(speech: readonly TimeSpan[], duration: number): TimeSpan[] {
@@ -161,7 +256,8 @@ function normaliseSpans(speech: readonly TimeSpan[], duration: number): TimeSpan
 function extractSpeechFrames(pcm: Pcm, spans: readonly TimeSpan[], quietFrameShare: number): SpeechFrames {
   const { frameLength, hopLength, coefficients } = DEFAULT_MFCC_OPTIONS;
   const rate = pcm.sampleRate;
-  const available = pcm.samples.length < frameLength ? 0 : 1 + Math.floor((pcm.samples.length - frameLength) / hopLength);
+  const available =
+    pcm.samples.length < frameLength ? 0 : 1 + Math.floor((pcm.samples.length - frameLength) / hopLength);
   const indexList: number[] = [];
   const spanList: number[] = [];
   const chunks: Float32Array[] = [];
@@ -213,7 +309,13 @@ function subtractInformativeMean(features: Float32Array, informative: Uint8Array
   }
 }
 
-function gaussianOf(frames: SpeechFrames, from: number, to: number, labels?: Int32Array, label?: number): Gaussian {
+function gaussianOf(
+  frames: SpeechFrames,
+  from: number,
+  to: number,
+  labels?: Int32Array,
+  label?: number,
+): Gaussian {
   const mean = new Float64Array(DIMS);
   const square = new Float64Array(DIMS);
   let count = 0;
@@ -263,42 +365,16 @@ function divergenceMatrix(models: readonly Gaussian[]): DistanceMatrix {
  * the cluster whose windows are closest on average. Labels come back renumbered 0..k-1.
  */
 function absorbSmallClusters(windows: readonly Window[], labels: number[], minFrames: number): number[] {
-  const result = [...labels];
+  let result = [...labels];
   for (;;) {
-    const clusters = [...new Set(result)];
-    if (clusters.length < 2) break;
-    const frames = new Map<number, number>();
-    windows.forEach((window, i) => frames.set(result[i], (frames.get(result[i]) ?? 0) + window.model.frames));
-    // Windows overlap, so frame totals are scaled back by the overlap factor before comparing.
-    const overlap = windows.reduce((sum, window) => sum + window.model.frames, 0) / Math.max(1, uniqueFrames(windows));
-    const smallest = clusters.reduce((a, b) => ((frames.get(a) ?? 0) <= (frames.get(b) ?? 0) ? a : b));
-    if ((frames.get(smallest) ?? 0) / overlap >= minFrames) break;
-    let nearest = -1;
-    let nearestDistance = Infinity;
-    for (const other of clusters) {
-      if (other === smallest) continue;
-      let sum = 0;
-      let count = 0;
-      windows.forEach((a, i) => {
-        if (result[i] !== smallest) return;
-        windows.forEach((b, j) => {
-          if (result[j] !== other) return;
-          sum += symmetricDivergence(a.model, b.model);
-          count++;
-        });
-      });
-      if (count > 0 && sum / count < nearestDistance) {
-        nearestDistance = sum / count;
-        nearest = other;
-      }
-    }
-    for (let i = 0; i < result.length; i++) if (result[i] === smallest) result[i] = nearest;
+    const sizes = clusterFrames(windows, result);
+    if (sizes.size < 2) break;
+    const [smallest, frames] = [...sizes.entries()].reduce((a, b) => (a[1] <= b[1] ? a : b));
+    if (frames >= minFrames) break;
+    const others = new Set([...sizes.keys()].filter((label) => label !== smallest));
+    result = assignToNearest(windows, result, others);
   }
-  const names = new Map<number, number>();
-  return result.map((label) => {
-    if (!names.has(label)) names.set(label, names.size);
-    return names.get(label) as number;
-  });
+  return renumber(result);
 }
 
 function uniqueFrames(windows: readonly Window[]): number {
@@ -313,7 +389,11 @@ function uniqueFrames(windows: readonly Window[]): number {
 }
 
 /** Each speech frame takes the label of the window whose centre is nearest within its span. */
-function labelFramesFromWindows(frames: SpeechFrames, windows: readonly Window[], labels: readonly number[]): Int32Array {
+function labelFramesFromWindows(
+  frames: SpeechFrames,
+  windows: readonly Window[],
+  labels: readonly number[],
+): Int32Array {
   const result = new Int32Array(frames.index.length);
   const centres = windows.map((window) => (window.from + window.to) / 2);
   let w = 0;
@@ -345,7 +425,8 @@ function resegment(frames: SpeechFrames, labels: Int32Array, blockFrames: number
         if (!frames.informative[i]) continue;
         for (let d = 0; d < DIMS; d++) {
           const difference = frames.features[i * DIMS + d] - models[s].mean[d];
-          score -= 0.5 * (Math.log(models[s].variance[d]) + (difference * difference) / models[s].variance[d]);
+          score -=
+            0.5 * (Math.log(models[s].variance[d]) + (difference * difference) / models[s].variance[d]);
         }
       }
       if (score > bestScore) {
@@ -371,11 +452,18 @@ function smoothRuns(frames: SpeechFrames, labels: Int32Array, minFrames: number)
     let changed = false;
     runs.forEach((run, r) => {
       if (run.to - run.from >= minFrames) return;
-      const before = r > 0 && frames.index[run.from] - frames.index[run.from - 1] <= 50 ? runs[r - 1] : undefined;
+      const before =
+        r > 0 && frames.index[run.from] - frames.index[run.from - 1] <= 50 ? runs[r - 1] : undefined;
       const after =
-        r + 1 < runs.length && frames.index[run.to] - frames.index[run.to - 1] <= 50 ? runs[r + 1] : undefined;
+        r + 1 < runs.length && frames.index[run.to] - frames.index[run.to - 1] <= 50
+          ? runs[r + 1]
+          : undefined;
       const neighbour =
-        before && after ? (before.to - before.from >= after.to - after.from ? before : after) : (before ?? after);
+        before && after
+          ? before.to - before.from >= after.to - after.from
+            ? before
+            : after
+          : (before ?? after);
       if (!neighbour || neighbour.label === run.label) return;
       labels.fill(neighbour.label, run.from, run.to);
       changed = true;
@@ -384,7 +472,12 @@ function smoothRuns(frames: SpeechFrames, labels: Int32Array, minFrames: number)
   }
 }
 
-function buildTurns(frames: SpeechFrames, labels: Int32Array, spans: readonly TimeSpan[], joinGap: number): SpeakerTurn[] {
+function buildTurns(
+  frames: SpeechFrames,
+  labels: Int32Array,
+  spans: readonly TimeSpan[],
+  joinGap: number,
+): SpeakerTurn[] {
   // Speaker ids follow first appearance.
   const names = new Map<number, string>();
   const turns: SpeakerTurn[] = [];
@@ -393,9 +486,14 @@ function buildTurns(frames: SpeechFrames, labels: Int32Array, spans: readonly Ti
     const speaker = names.get(labels[i]) as string;
     const span = spans[frames.span[i]];
     // Frame i covers centre ± half a hop; the first and last frames of a span stretch to the span edges.
-    const start = i === 0 || frames.span[i - 1] !== frames.span[i] ? span.start : frameCentre(frames.index[i]) - HOP_SECONDS / 2;
+    const start =
+      i === 0 || frames.span[i - 1] !== frames.span[i]
+        ? span.start
+        : frameCentre(frames.index[i]) - HOP_SECONDS / 2;
     const end =
-      i + 1 === labels.length || frames.span[i + 1] !== frames.span[i] ? span.end : frameCentre(frames.index[i]) + HOP_SECONDS / 2;
+      i + 1 === labels.length || frames.span[i + 1] !== frames.span[i]
+        ? span.end
+        : frameCentre(frames.index[i]) + HOP_SECONDS / 2;
     const last = turns[turns.length - 1];
     if (last && last.speaker === speaker && start - last.end <= joinGap + 1e-9) last.end = end;
     else turns.push({ start, end, speaker });
@@ -404,7 +502,10 @@ function buildTurns(frames: SpeechFrames, labels: Int32Array, spans: readonly Ti
 }
 
 function frameCentre(index: number): number {
-  return (index * DEFAULT_MFCC_OPTIONS.hopLength + DEFAULT_MFCC_OPTIONS.frameLength / 2) / DEFAULT_MFCC_OPTIONS.sampleRate;
+  return (
+    (index * DEFAULT_MFCC_OPTIONS.hopLength + DEFAULT_MFCC_OPTIONS.frameLength / 2) /
+    DEFAULT_MFCC_OPTIONS.sampleRate
+  );
 }
 
 function round(seconds: number): number {

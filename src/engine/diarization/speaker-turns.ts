@@ -12,7 +12,9 @@ export function speakerId(index: number): string {
 export function renumberByFirstAppearance<T extends string | number>(
   turns: ReadonlyArray<{ start: number; end: number; speaker: T }>,
 ): SpeakerTurn[] {
-  const sorted = [...turns].filter((turn) => turn.end > turn.start).sort((a, b) => a.start - b.start || a.end - b.end);
+  const sorted = [...turns]
+    .filter((turn) => turn.end > turn.start)
+    .sort((a, b) => a.start - b.start || a.end - b.end);
   const names = new Map<T, string>();
   return sorted.map((turn) => {
     if (!names.has(turn.speaker)) names.set(turn.speaker, speakerId(names.size));
