@@ -1,5 +1,7 @@
 import * as path from 'node:path';
+import type { DiarizationSettings } from './diarization/diarizer-factory';
 import type { ModelTier } from './engine.types';
+import type { WhisperCppRecognizerSettings } from './whisper-cpp/whisper-cpp.settings';
 
 /** Which recogniser serves a model tier. */
 export type RecognizerKind = 'pocketsphinx' | 'whisper-cpp' | 'openai-compatible';
@@ -42,19 +44,16 @@ export interface PocketSphinxSettings {
   vocabularyWeight: number;
 }
 
-/** Owned by the whisper.cpp engineer; fields may grow. */
-export interface WhisperCppSettings {
-  binaryPath: string;
-  modelPath: string;
-  threads: number;
-}
-
-/** Owned by the OpenAI-compatible engineer; fields may grow. */
+/** Settings of the other recognisers live with them; these sections are passed to them unchanged. */
+export type WhisperCppSettings = WhisperCppRecognizerSettings;
+/** Mirrors OpenAiCompatibleRecognizerSettings (src/engine/openai-compatible); alias it once that is committed. */
 export interface OpenAiCompatibleSettings {
   baseUrl: string;
-  apiKey: string;
+  apiKey?: string | null;
   model: string;
   timeoutMs: number;
+  path?: string;
+  maxPromptChars?: number;
 }
 
 export interface EngineSettings {
@@ -64,6 +63,7 @@ export interface EngineSettings {
   pocketsphinx: PocketSphinxSettings;
   whisperCpp?: WhisperCppSettings;
   openaiCompatible?: OpenAiCompatibleSettings;
+  diarization: DiarizationSettings;
   /** Whole-job limit for the engine child process. */
   timeoutMs: number;
   /** Test-only: makes the engine child call process.abort() to prove crash isolation. */
@@ -99,6 +99,7 @@ export function defaultEngineSettings(): EngineSettings {
       dictionaryPath: `${POCKETSPHINX_MODEL_DIRECTORY}/cmudict-en-us.dict`,
       vocabularyWeight: 1000,
     },
+    diarization: { kind: 'classical' },
     timeoutMs: 30 * 60 * 1000,
   };
 }

@@ -1,0 +1,106 @@
+import * as fs from 'node:fs';
+import { sharedAudio } from '../../../test/support/shared-paths';
+import { wordErrorRate } from '../../../bench/lib/word-error-rate';
+import { defaultEngineSettings } from '../engine-settings';
+import type { Diarizer, PipelineStage, TranscribeRequest } from '../engine.types';
+import { PocketSphinxRecognizer } from '../pocketsphinx/pocketsphinx-recognizer';
+import { SileroSpeechDetector } from '../speech/silero-speech-detector';
+import { TranscriptionPipeline } from './transcription-pipeline';
+
+/** Everyone is one speaker: the real diarizer is tested in src/engine/diarization. */
+const singleSpeaker: Diarizer = {
+  name: 'single-speaker',
+  diarize: async (pcm) => [{ start: 0, end: pcm.samples.length / pcm.sampleRate, speaker: 'SPEAKER_00' }],
+};
+
+describe('TranscriptionPipeline', () => {
+  const settings = defaultEngineSettings();
+  const recognizer = new PocketSphinxRecognizer(settings.pocketsphinx);
+  const pipeline = new TranscriptionPipeline({
+    recognizer,
+    speechDetector: new SileroSpeechDetector(settings.speech),
+    diarizer: singleSpeaker,
+    settings,
+  });
+  afterAll(() => recognizer.close());
+
+  const request = (clip: string, extra: Partial<TranscribeRequest> = {}): TranscribeRequest => ({
+    audioPath: sharedAudio(clip),
+    model: 'standard',
+    language: 'auto',
+    vocabulary: [],
+    speakers: {},
+    ...extra,
+  });
+
+  async function failureCode(clip: string, extra: Partial<TranscribeRequest> = {}): Promise<string> {
+    try {
+      await pipeline.run(request(clip, extra));
+      return 'no error';
+    } catch (error) {
+      return (error as { code?: string }).code ?? String(error);
+    }
+  }
+
+  it('transcribes goforward.wav with progress through every stage', async () => {
+    const progress: [number, PipelineStage][] = [];
+    const result = await pipeline.run(request('pocketsphinx/goforward.wav'), {
+      onProgress: (percent, stage) => progress.push([percent, stage]),
+    });
+    expect(result.text).toBe('go forward ten meters');
+    expect(result.detectedLanguage).toBe('en');
+    expect(result.duration).toBeCloseTo(2.786, 2);
+    expect(result.speakerCount).toBe(1);
+    expect(result.words.every((word) => word.speaker === 'SPEAKER_00')).toBe(true);
+    const percents = progress.map(([percent]) => percent);
+    expect(percents).toEqual([...percents].sort((a, b) => a - b));
+    expect(percents.at(-1)).toBe(100);
+    expect(new Set(progress.map(([, stage]) => stage))).toEqual(
+      new Set(['decode', 'speech-detection', 'recognition', 'diarization', 'assembly']),
+    );
+  });
+
+  it('keeps word times monotonic and inside the file across several chunks', async () => {
+    const result = await pipeline.run(request('lhotse/2412-153948-0000.flac'));
+    const reference = fs.readFileSync(sharedAudio('lhotse/2412-153948-0000.txt'), 'utf8');
+    expect(wordErrorRate(reference, result.text).rate).toBeLessThan(0.4);
+    let previousStart = 0;
+    for (const word of result.words) {
+      expect(word.start).toBeGreaterThanOrEqual(previousStart);
+      expect(word.end).toBeGreaterThan(word.start);
+      expect(word.end).toBeLessThanOrEqual(result.duration + 0.01);
+      previousStart = word.start;
+    }
+  });
+
+  it('transcribes the TIMIT sentence under the measured WER bound', async () => {
+    const result = await pipeline.run(request('coqui-stt/LDC93S1.wav', { language: 'en' }));
+    const reference = fs.readFileSync(sharedAudio('coqui-stt/LDC93S1.txt'), 'utf8');
+    expect(result.detectedLanguage).toBe('en');
+    expect(wordErrorRate(reference, result.text).rate).toBeLessThan(0.8);
+  });
+
+  it.each([
+    ['kaldi-gstreamer-server/silence.wav', 'NO_SPOKEN_AUDIO'],
+    ['lhotse/big_buck_bunny_small.mp4', 'NO_SPOKEN_AUDIO'],
+    ['pocketsphinx/null.wav', 'AUDIO_TOO_SHORT'],
+    ['pocketsphinx/evil.wav', 'DECODE_FAILED'],
+  ])('fails %s with %s', async (clip, code) => {
+    expect(await failureCode(clip)).toBe(code);
+  });
+
+  it('rejects a language PocketSphinx does not speak before decoding', async () => {
+    expect(await failureCode('pocketsphinx/evil.wav', { language: 'de' })).toBe('UNSUPPORTED_LANGUAGE');
+  });
+
+  it('stops when aborted', async () => {
+    const controller = new AbortController();
+    const running = pipeline.run(request('lhotse/2412-153948-0000.flac'), {
+      signal: controller.signal,
+      onProgress: (percent) => {
+        if (percent >= 10) controller.abort();
+      },
+    });
+    await expect(running).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});

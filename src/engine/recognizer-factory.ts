@@ -1,0 +1,29 @@
+import type { EngineSettings, RecognizerKind } from './engine-settings';
+import { EngineError, type ModelTier, type Recognizer } from './engine.types';
+import { PocketSphinxRecognizer } from './pocketsphinx/pocketsphinx-recognizer';
+import { WhisperCppRecognizer } from './whisper-cpp/whisper-cpp.recognizer';
+
+/** The recogniser configured for a model tier. Add new engines here (one case each). */
+export function createRecognizer(tier: ModelTier, settings: EngineSettings): Recognizer {
+  const kind: RecognizerKind = settings.recognizers[tier];
+  switch (kind) {
+    case 'pocketsphinx':
+      return new PocketSphinxRecognizer(settings.pocketsphinx);
+    case 'whisper-cpp':
+      if (!settings.whisperCpp) throw notConfigured(kind, tier);
+      return new WhisperCppRecognizer(settings.whisperCpp);
+    case 'openai-compatible':
+      // The OpenAI-compatible recogniser (src/engine/openai-compatible) plugs in here once it exists.
+      throw new EngineError(
+        'ENGINE_FAILED',
+        `the '${kind}' recogniser for tier '${tier}' is not available yet`,
+      );
+  }
+}
+
+function notConfigured(kind: RecognizerKind, tier: ModelTier): EngineError {
+  return new EngineError(
+    'ENGINE_FAILED',
+    `tier '${tier}' uses the '${kind}' recogniser, but it has no settings`,
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * The engine child process: runs exactly one transcription job and exits. A native crash here (onnxruntime
+ * abort, segfault in libpocketsphinx) ends only this process; the parent turns it into ENGINE_FAILED.
+ */
+import { createDiarizer } from '../diarization/diarizer-factory';
+import { EngineError } from '../engine.types';
+import { TranscriptionPipeline } from '../pipeline/transcription-pipeline';
+import { createRecognizer } from '../recognizer-factory';
+import { SileroSpeechDetector } from '../speech/silero-speech-detector';
+import { isEngineJobMessage, type EngineChildMessage, type EngineJobMessage } from './engine-messages';
+
+function send(message: EngineChildMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.send) {
+      resolve();
+      return;
+    }
+    process.send(message, undefined, {}, () => resolve());
+  });
+}
+
+async function runJob({ request, settings }: EngineJobMessage): Promise<void> {
+  if (settings.crashForTesting) process.abort();
+  let recognizer;
+  try {
+    recognizer = createRecognizer(request.model, settings);
+    const pipeline = new TranscriptionPipeline({
+      recognizer,
+      speechDetector: new SileroSpeechDetector(settings.speech),
+      diarizer: createDiarizer(settings.diarization),
+      settings,
+    });
+    const result = await pipeline.run(request, {
+      onProgress: (percent, stage) => void send({ type: 'progress', percent, stage }),
+    });
+    await send({ type: 'result', result });
+  } catch (error) {
+    const code = error instanceof EngineError ? error.code : 'ENGINE_FAILED';
+    const message = error instanceof Error ? error.message : String(error);
+    await send({ type: 'error', error: { code, message } });
+  } finally {
+    await recognizer?.close();
+  }
+}
+
+process.once('message', (message: unknown) => {
+  if (!isEngineJobMessage(message)) {
+    process.exit(2);
+  }
+  void runJob(message).finally(() => process.exit(0));
+});
+
+// An orphaned child has nobody to report to.
+process.on('disconnect', () => process.exit(1));

@@ -1,0 +1,38 @@
+import type { EngineSettings } from '../engine-settings';
+import type { EngineErrorCode, PipelineStage, TranscribeRequest, TranscribeResult } from '../engine.types';
+
+/** Parent → child: the one job this child process runs. */
+export interface EngineJobMessage {
+  type: 'job';
+  request: TranscribeRequest;
+  settings: EngineSettings;
+}
+
+/** Child → parent. */
+export type EngineChildMessage =
+  | { type: 'progress'; percent: number; stage: PipelineStage }
+  | { type: 'result'; result: TranscribeResult }
+  | { type: 'error'; error: { code: EngineErrorCode; message: string } };
+
+const ERROR_CODES: ReadonlySet<string> = new Set<EngineErrorCode>([
+  'NO_SPOKEN_AUDIO',
+  'AUDIO_TOO_SHORT',
+  'DECODE_FAILED',
+  'ENGINE_FAILED',
+  'ENGINE_TIMEOUT',
+  'UNSUPPORTED_LANGUAGE',
+]);
+
+export function isEngineErrorCode(value: unknown): value is EngineErrorCode {
+  return typeof value === 'string' && ERROR_CODES.has(value);
+}
+
+export function isEngineChildMessage(value: unknown): value is EngineChildMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const type = (value as { type?: unknown }).type;
+  return type === 'progress' || type === 'result' || type === 'error';
+}
+
+export function isEngineJobMessage(value: unknown): value is EngineJobMessage {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'job';
+}
