@@ -153,6 +153,15 @@ async function timeFile(diarizer: ClassicalDiarizer, file: string): Promise<void
     `${file}: ${minutes.toFixed(1)} min, ${speechSeconds.toFixed(0)} s speech; decode ${decodeMs.toFixed(0)} ms, ` +
       `VAD ${vadMs.toFixed(0)} ms, diarize ${diarizeMs.toFixed(0)} ms -> ${new Set(turns.map((t) => t.speaker)).size} speakers, ${turns.length} turns`,
   );
+  // Worst case for the diarizer: the whole file counted as speech, in 20 s spans.
+  const everything: TimeSpan[] = [];
+  for (let start = 0; start < minutes * 60; start += 20) everything.push({ start, end: Math.min(minutes * 60, start + 20) });
+  started = performance.now();
+  const all = await diarizer.diarize(pcm, everything, {});
+  console.log(
+    `  same file, all ${(minutes * 60).toFixed(0)} s as speech: diarize ${(performance.now() - started).toFixed(0)} ms -> ` +
+      `${new Set(all.map((t) => t.speaker)).size} speakers, ${all.length} turns`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -101,7 +101,7 @@ export class ClassicalDiarizer implements Diarizer {
     } else {
       const windowLabels = this.clusterWindows(windows, hints);
       frameLabels = labelFramesFromWindows(frames, windows, windowLabels);
-      if (this.settings.resegmentBlockSeconds > 0 && Math.max(...windowLabels) > 0) {
+      if (this.settings.resegmentBlockSeconds > 0 && largest(windowLabels) > 0) {
         frameLabels = resegment(
           frames,
           frameLabels,
@@ -151,7 +151,7 @@ export class ClassicalDiarizer implements Diarizer {
       cutAtDistance(dendrogram, this.settings.mergeThreshold),
       minFrames,
     );
-    const found = Math.max(...labels) + 1;
+    const found = largest(labels) + 1;
     if ('min' in hints && (found < hints.min || found > hints.max)) {
       return this.exactClusters(
         dendrogram,
@@ -410,7 +410,7 @@ function labelFramesFromWindows(
  * frames goes to the speaker under which it is most likely. Corrects window-sized boundary errors.
  */
 function resegment(frames: SpeechFrames, labels: Int32Array, blockFrames: number): Int32Array {
-  const speakers = Math.max(...labels) + 1;
+  const speakers = largest(labels) + 1;
   const total = labels.length;
   const models = Array.from({ length: speakers }, (_, s) => gaussianOf(frames, 0, total, labels, s));
   const result = new Int32Array(labels);
@@ -506,6 +506,13 @@ function frameCentre(index: number): number {
     (index * DEFAULT_MFCC_OPTIONS.hopLength + DEFAULT_MFCC_OPTIONS.frameLength / 2) /
     DEFAULT_MFCC_OPTIONS.sampleRate
   );
+}
+
+/** Math.max without spreading, which overflows the stack on an hour of frames. */
+function largest(values: ArrayLike<number>): number {
+  let result = -Infinity;
+  for (let i = 0; i < values.length; i++) if (values[i] > result) result = values[i];
+  return result;
 }
 
 function round(seconds: number): number {
