@@ -1,5 +1,5 @@
 /** Two tiers: unit tests next to the code (pure logic), e2e tests over HTTP against real PostgreSQL and Redis. */
-const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }];
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 module.exports = {
   projects: [
     {

@@ -24,6 +24,10 @@ async function withDataSource<T>(
 ): Promise<T> {
   const dataSource = new DataSource(databaseOptions(config));
   await dataSource.initialize();
+  if (dataSource.migrations.length === 0) {
+    await dataSource.destroy();
+    throw new Error(`No migrations found (${String(dataSource.options.migrations)}); build them with \`npm run build\``);
+  }
   try {
     return await work(dataSource);
   } finally {

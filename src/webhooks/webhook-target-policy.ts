@@ -23,10 +23,11 @@ for (const [network, prefix] of [
 ] as const) {
   NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
 }
+// IPv4-mapped IPv6 (::ffff:a.b.c.d) is unwrapped in isPublicAddress: Node's BlockList would match every IPv4
+// address against a ::ffff:0:0/96 rule.
 for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
-  ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
   ['100::', 64],
   ['2001:db8::', 32],

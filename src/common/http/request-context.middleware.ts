@@ -1,9 +1,15 @@
-import { Injectable, NestMiddleware } from '@nestjs/common';
+import { Injectable, Logger, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { CredentialResolver } from '../../auth/credential-resolver.service';
 import { RequestWithAuth } from '../../auth/principal';
 import { ProblemException } from '../problem/problem.exception';
-import { RateLimitService } from './rate-limit.service';
+import { RateLimitDecision, RateLimitService } from './rate-limit.service';
+
+/**
+ * Liveness and the language list must answer without PostgreSQL (and the spec makes them credential-free):
+ * their callers are never looked up, only counted per IP.
+ */
+const CREDENTIAL_FREE_PATHS = new Set(['/v1/health', '/v1/languages']);
 
 /**
  * Runs for every request, matched route or not: resolves the caller, then charges the rate-limit bucket
@@ -11,19 +17,24 @@ import { RateLimitService } from './rate-limit.service';
  */
 @Injectable()
 export class RequestContextMiddleware implements NestMiddleware {
+  private readonly logger = new Logger('RateLimit');
+
   constructor(
     private readonly credentials: CredentialResolver,
     private readonly rateLimits: RateLimitService,
   ) {}
 
   async use(request: RequestWithAuth, response: Response, next: NextFunction): Promise<void> {
-    request.auth = await this.credentials.resolve(request, response);
+    request.auth = CREDENTIAL_FREE_PATHS.has(request.path)
+      ? { kind: 'anonymous' }
+      : await this.credentials.resolve(request, response);
     const principal = request.auth.kind === 'authenticated' ? request.auth.principal : null;
-    const decision = await this.rateLimits.consume(
+    const decision = await this.consume(
       principal
         ? { key: principal.rateLimitKey, authenticated: true }
         : { key: `ip:${request.ip ?? 'unknown'}`, authenticated: false },
     );
+    if (!decision) return next();
     response.setHeader('x-ratelimit-limit', String(decision.limit));
     response.setHeader('x-ratelimit-remaining', String(decision.remaining));
     response.setHeader('x-ratelimit-reset', String(decision.resetSeconds));
@@ -36,5 +47,15 @@ export class RequestContextMiddleware implements NestMiddleware {
       );
     }
     next();
+  }
+
+  /** Fails open: while Redis is unreachable requests are served unmetered (and logged), not refused. */
+  private async consume(bucket: { key: string; authenticated: boolean }): Promise<RateLimitDecision | null> {
+    try {
+      return await this.rateLimits.consume(bucket);
+    } catch (error) {
+      this.logger.warn(`Rate limiting skipped, store unavailable: ${(error as Error).message}`);
+      return null;
+    }
   }
 }

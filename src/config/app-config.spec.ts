@@ -1,0 +1,44 @@
+import { ConfigValidationError, loadAppConfig } from './app-config';
+
+const minimal = { JWT_SECRET: 'x'.repeat(32) };
+
+describe('loadAppConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadAppConfig(minimal);
+    expect(config).toMatchObject({
+      ROLE: 'all',
+      PORT: 3000,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: false,
+      PRICE_STANDARD_EUR_PER_MINUTE: 0.003,
+      PRICE_PREMIUM_EUR_PER_MINUTE: 0.0045,
+      DEFAULT_FREE_TRANSCRIPTIONS: 3,
+      RATE_LIMIT_AUTHENTICATED_PER_MINUTE: 100,
+      RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: 30,
+    });
+  });
+
+  it('converts strings from the environment', () => {
+    const config = loadAppConfig({ ...minimal, PORT: '8080', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ROLE: 'worker' });
+    expect(config.PORT).toBe(8080);
+    expect(config.WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(true);
+    expect(config.ROLE).toBe('worker');
+  });
+
+  it('names every bad variable in one error', () => {
+    const attempt = () =>
+      loadAppConfig({ JWT_SECRET: 'short', PORT: 'abc', ROLE: 'boss', DATABASE_URL: 'mysql://x', MINIMUM_BALANCE_EUR: '-1' });
+    expect(attempt).toThrow(ConfigValidationError);
+    try {
+      attempt();
+    } catch (error) {
+      const message = (error as Error).message;
+      for (const name of ['JWT_SECRET', 'PORT', 'ROLE', 'DATABASE_URL', 'MINIMUM_BALANCE_EUR']) {
+        expect(message).toContain(`  ${name}=`);
+      }
+    }
+  });
+
+  it('requires JWT_SECRET', () => {
+    expect(() => loadAppConfig({})).toThrow(/JWT_SECRET/);
+  });
+});

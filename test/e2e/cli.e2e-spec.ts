@@ -1,0 +1,107 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expectMatchesSpec } from '../support/openapi-contract';
+import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { baseTestEnvironment } from '../support/test-environment';
+
+const run = promisify(execFile);
+const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
+
+async function cli(...args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await run('node', [CLI, ...args], { env: { ...process.env, ...baseTestEnvironment() } });
+  const lines = stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]) as Record<string, unknown>;
+}
+
+async function cliFails(...args: string[]): Promise<string> {
+  try {
+    await run('node', [CLI, ...args], { env: { ...process.env, ...baseTestEnvironment() } });
+  } catch (error) {
+    return (error as { stderr: string }).stderr;
+  }
+  throw new Error(`expected "${args.join(' ')}" to fail`);
+}
+
+/** The operator CLI, exactly as scripts call it: `node dist/cli.js …`, one JSON line out. */
+describe('Operator CLI', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('migrate is idempotent on a migrated database', async () => {
+    expect(await cli('migrate')).toEqual({ applied: [] });
+  });
+
+  it('migrate:check finds no drift between entities and migrations', async () => {
+    expect(await cli('migrate:check')).toEqual({ drift: false });
+  });
+
+  it('workspace:create, balance:topup, apikey:create/revoke, token:issue and user:delete work together', async () => {
+    const created = await cli(
+      'workspace:create',
+      '--name', 'CLI Corp',
+      '--balance', '2.5',
+      '--free', '1',
+      '--low-balance-threshold', '0.5',
+      '--email', 'Ops@Example.com',
+    );
+    expect(created).toEqual({
+      workspaceId: expect.any(String),
+      userId: expect.any(String),
+      email: 'ops@example.com',
+      apiKey: expect.stringMatching(/^svc_live_[0-9A-Za-z]{40}$/),
+    });
+    const apiKey = created.apiKey as string;
+    const balance = await t.http().get('/v1/account/balance').set(bearer(apiKey));
+    expect(balance.body.data).toMatchObject({ balance: 2.5, freeTranscriptionsRemaining: 1 });
+    expectMatchesSpec(balance, 'getBalance');
+
+    expect(await cli('balance:topup', '--workspace', created.workspaceId as string, '--amount', '1.25')).toEqual({
+      balance: 3.75,
+    });
+
+    const second = await cli('apikey:create', '--workspace', created.workspaceId as string);
+    expect(second).toMatchObject({ workspaceId: created.workspaceId, apiKey: expect.stringMatching(/^svc_live_/) });
+    expect((await t.http().get('/v1/account/balance').set(bearer(second.apiKey as string))).body.data.balance).toBe(3.75);
+
+    expect(await cli('apikey:revoke', '--key', second.apiKey as string)).toMatchObject({ revoked: true });
+    const revoked = await t.http().get('/v1/account/balance').set(bearer(second.apiKey as string));
+    expect(revoked.body.type).toBe('https://errors.transcription.example/problems/invalid-api-key');
+
+    const { token } = (await cli('token:issue', '--user', created.userId as string)) as { token: string };
+    expect((await t.http().get('/v1/account/profile').set(bearer(token))).status).toBe(200);
+
+    expect(await cli('user:delete', '--user', created.userId as string)).toEqual({
+      deleted: true,
+      userId: created.userId,
+    });
+    const afterDelete = await t.http().get('/v1/account/profile').set(bearer(token));
+    expect(afterDelete.body.type).toBe('https://errors.transcription.example/problems/user-not-found');
+    const keyAfterDelete = await t.http().get('/v1/account/balance').set(bearer(apiKey));
+    expect(keyAfterDelete.body.type).toBe('https://errors.transcription.example/problems/invalid-api-key');
+  });
+
+  it('explains bad input on stderr with a non-zero exit', async () => {
+    expect(await cliFails('workspace:create')).toContain('--name is required');
+    expect(await cliFails('balance:topup', '--workspace', 'x', '--amount', 'lots')).toContain('--amount must be a number');
+    expect(await cliFails('apikey:revoke', '--key', 'svc_live_nope')).toContain('no such API key');
+  });
+
+  it('refuses to start with a bad configuration and names each bad variable', async () => {
+    try {
+      await run('node', [CLI, 'migrate'], {
+        env: { ...process.env, ...baseTestEnvironment(), JWT_SECRET: 'short', PORT: 'eighty', ROLE: 'boss' },
+      });
+      throw new Error('expected a configuration error');
+    } catch (error) {
+      const stderr = (error as { stderr: string }).stderr;
+      expect(stderr).toContain('JWT_SECRET');
+      expect(stderr).toContain('PORT');
+      expect(stderr).toContain('ROLE');
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { expectMatchesSpec } from '../support/openapi-contract';
+import { bearer, startTestApp, TestApp } from '../support/test-app';
+
+const validation = 'https://errors.transcription.example/problems/validation';
+
+describe('Webhook endpoints', () => {
+  let t: TestApp;
+  let mine: string;
+  let theirs: string;
+  beforeAll(async () => {
+    t = await startTestApp();
+    mine = (await t.createWorkspace({ name: 'Hooks mine' })).apiKey;
+    theirs = (await t.createWorkspace({ name: 'Hooks theirs' })).apiKey;
+  });
+  afterAll(() => t.close());
+
+  const create = (key: string, body: unknown) => t.http().post('/v1/webhooks').set(bearer(key)).send(body as object);
+
+  it('returns the signing secret once at creation, never in the list', async () => {
+    const created = await create(mine, { url: 'http://127.0.0.1:9/hook', events: ['transcription.completed'] });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toEqual({
+      id: expect.any(String),
+      url: 'http://127.0.0.1:9/hook',
+      events: ['transcription.completed'],
+      isActive: true,
+      createdOn: expect.any(String),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+    });
+    expectMatchesSpec(created, 'createWebhook');
+
+    const list = await t.http().get('/v1/webhooks').set(bearer(mine));
+    expect(list.status).toBe(200);
+    const listed = list.body.data.find((endpoint: { id: string }) => endpoint.id === created.body.data.id);
+    expect(listed).toBeDefined();
+    expect(listed).not.toHaveProperty('secret');
+    expect(JSON.stringify(list.body)).not.toContain(created.body.data.secret);
+    expectMatchesSpec(list, 'listWebhooks');
+  });
+
+  it('deletes, then 404 on a repeated delete and for another workspace', async () => {
+    const created = await create(mine, { url: 'https://93.184.216.34/hook', events: ['balance.low'] });
+    const id = created.body.data.id;
+    const foreign = await t.http().delete(`/v1/webhooks/${id}`).set(bearer(theirs));
+    expect(foreign.status).toBe(404);
+    expectMatchesSpec(foreign, 'deleteWebhook');
+    const deleted = await t.http().delete(`/v1/webhooks/${id}`).set(bearer(mine));
+    expect(deleted.status).toBe(204);
+    expectMatchesSpec(deleted, 'deleteWebhook');
+    const again = await t.http().delete(`/v1/webhooks/${id}`).set(bearer(mine));
+    expect(again.status).toBe(404);
+    expect((await t.http().delete(`/v1/webhooks/${randomUUID()}`).set(bearer(mine))).status).toBe(404);
+  });
+
+  it.each([
+    ['missing url', { events: ['balance.low'] }, 'url'],
+    ['not a URL', { url: 'not a url', events: ['balance.low'] }, 'url'],
+    ['an ftp URL', { url: 'ftp://example.org/x', events: ['balance.low'] }, 'url'],
+    ['no events', { url: 'https://93.184.216.34/h', events: [] }, 'events'],
+    ['an unknown event', { url: 'https://93.184.216.34/h', events: ['transcription.started'] }, 'events'],
+    ['duplicate events', { url: 'https://93.184.216.34/h', events: ['balance.low', 'balance.low'] }, 'events'],
+  ])('refuses %s with 422 validation', async (_case, body, field) => {
+    const response = await create(mine, body);
+    expect(response.status).toBe(422);
+    expect(response.body.type).toBe(validation);
+    expect(Object.keys(response.body.errors.fieldErrors)).toContain(field);
+    expectMatchesSpec(response, 'createWebhook');
+  });
+
+  describe('with WEBHOOK_ALLOW_PRIVATE_TARGETS=false (the production default)', () => {
+    let strict: TestApp;
+    let key: string;
+    beforeAll(async () => {
+      strict = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
+      key = (await strict.createWorkspace({ name: 'Hooks strict' })).apiKey;
+    });
+    afterAll(() => strict.close());
+
+    it.each([
+      'http://127.0.0.1:8080/hook',
+      'http://localhost/hook',
+      'http://10.1.2.3/hook',
+      'http://192.168.0.10/hook',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::1]/hook',
+      'http://[::ffff:127.0.0.1]/hook',
+      'http://0.0.0.0/hook',
+    ])('refuses %s at registration', async (url) => {
+      const response = await strict.http().post('/v1/webhooks').set(bearer(key)).send({ url, events: ['balance.low'] });
+      expect(response.status).toBe(422);
+      expect(response.body.errors.fieldErrors.url[0]).toMatch(/loopback|private|reserved|resolved/);
+      expectMatchesSpec(response, 'createWebhook');
+    });
+
+    it('accepts a public address', async () => {
+      const response = await strict
+        .http()
+        .post('/v1/webhooks')
+        .set(bearer(key))
+        .send({ url: 'https://93.184.216.34/hook', events: ['transcription.failed'] });
+      expect(response.status).toBe(201);
+    });
+  });
+});
