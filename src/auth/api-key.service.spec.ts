@@ -9,7 +9,9 @@ describe('API key material', () => {
 
   it('uses every base62 character (no modulo-biased alphabet truncation)', () => {
     const seen = new Set(Array.from({ length: 300 }, generateApiKey).join('').slice(0));
-    expect([...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'].every((c) => seen.has(c))).toBe(true);
+    expect(
+      [...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'].every((c) => seen.has(c)),
+    ).toBe(true);
   });
 
   it('hashes with SHA-256 hex', () => {

@@ -38,7 +38,8 @@ export class CredentialResolver {
     return new Promise<AuthOutcome>((resolve, reject) => {
       const callback = (error: unknown, principal: Principal | false | undefined, info: unknown): void => {
         if (error instanceof ProblemException) return resolve({ kind: 'failed', problem: error });
-        if (error) return reject(error instanceof Error ? error : new Error(String(error)));
+        if (error)
+          return reject(error instanceof Error ? error : new Error('Authentication strategy failed'));
         if (principal) return resolve({ kind: 'authenticated', principal });
         resolve(
           strategy === JWT_STRATEGY

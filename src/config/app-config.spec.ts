@@ -18,7 +18,12 @@ describe('loadAppConfig', () => {
   });
 
   it('converts strings from the environment', () => {
-    const config = loadAppConfig({ ...minimal, PORT: '8080', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ROLE: 'worker' });
+    const config = loadAppConfig({
+      ...minimal,
+      PORT: '8080',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      ROLE: 'worker',
+    });
     expect(config.PORT).toBe(8080);
     expect(config.WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(true);
     expect(config.ROLE).toBe('worker');
@@ -26,7 +31,13 @@ describe('loadAppConfig', () => {
 
   it('names every bad variable in one error', () => {
     const attempt = () =>
-      loadAppConfig({ JWT_SECRET: 'short', PORT: 'abc', ROLE: 'boss', DATABASE_URL: 'mysql://x', MINIMUM_BALANCE_EUR: '-1' });
+      loadAppConfig({
+        JWT_SECRET: 'short',
+        PORT: 'abc',
+        ROLE: 'boss',
+        DATABASE_URL: 'mysql://x',
+        MINIMUM_BALANCE_EUR: '-1',
+      });
     expect(attempt).toThrow(ConfigValidationError);
     try {
       attempt();

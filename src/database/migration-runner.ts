@@ -26,7 +26,9 @@ async function withDataSource<T>(
   await dataSource.initialize();
   if (dataSource.migrations.length === 0) {
     await dataSource.destroy();
-    throw new Error(`No migrations found (${String(dataSource.options.migrations)}); build them with \`npm run build\``);
+    throw new Error(
+      `No migrations found (${JSON.stringify(dataSource.options.migrations)}); build them with \`npm run build\``,
+    );
   }
   try {
     return await work(dataSource);

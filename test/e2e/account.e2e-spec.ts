@@ -56,7 +56,10 @@ describe('Account endpoints', () => {
     expectMatchesSpec(response, 'getUsage');
   });
 
-  it.each([['1', 1], ['12', 12]])('accepts months=%s', async (months, expected) => {
+  it.each([
+    ['1', 1],
+    ['12', 12],
+  ])('accepts months=%s', async (months, expected) => {
     const response = await t.http().get(`/v1/account/usage?months=${months}`).set(bearer(workspace.apiKey));
     expect(response.status).toBe(200);
     expect(response.body.data.months).toHaveLength(expected);

@@ -42,7 +42,10 @@ describe('Authentication (spec: Authentication)', () => {
     });
 
     it('accepts an HS256 JWT whose subject is a user', async () => {
-      const response = await t.http().get('/v1/account/profile').set(bearer(t.issueToken(workspace.userId)));
+      const response = await t
+        .http()
+        .get('/v1/account/profile')
+        .set(bearer(t.issueToken(workspace.userId)));
       expect(response.status).toBe(200);
       expect(response.body.data.id).toBe(workspace.userId);
       expectMatchesSpec(response, 'getProfile');
@@ -89,12 +92,17 @@ describe('Authentication (spec: Authentication)', () => {
     const claims = () => ({ sub: workspace.userId });
 
     it('wrong signature', async () => {
-      const token = sign(claims(), 'another-secret-that-is-also-long-enough', { algorithm: 'HS256', expiresIn: 60 });
+      const token = sign(claims(), 'another-secret-that-is-also-long-enough', {
+        algorithm: 'HS256',
+        expiresIn: 60,
+      });
       await expectProblem(bearer(token), 401, 'invalid-token');
     });
 
     it('expired token', async () => {
-      const token = sign({ ...claims(), exp: Math.floor(Date.now() / 1000) - 10 }, SECRET, { algorithm: 'HS256' });
+      const token = sign({ ...claims(), exp: Math.floor(Date.now() / 1000) - 10 }, SECRET, {
+        algorithm: 'HS256',
+      });
       await expectProblem(bearer(token), 401, 'invalid-token');
     });
 
@@ -137,7 +145,10 @@ describe('Authentication (spec: Authentication)', () => {
 
     it('a user with no active workspace is authenticated but forbidden', async () => {
       const other = await t.createWorkspace({ name: 'Orphaned user' });
-      await t.app.get(DataSource).getRepository(User).update({ id: other.userId }, { activeWorkspaceId: null });
+      await t.app
+        .get(DataSource)
+        .getRepository(User)
+        .update({ id: other.userId }, { activeWorkspaceId: null });
       await expectProblem(bearer(t.issueToken(other.userId)), 403, 'forbidden');
     });
   });

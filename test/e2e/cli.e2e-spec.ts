@@ -43,11 +43,16 @@ describe('Operator CLI', () => {
   it('workspace:create, balance:topup, apikey:create/revoke, token:issue and user:delete work together', async () => {
     const created = await cli(
       'workspace:create',
-      '--name', 'CLI Corp',
-      '--balance', '2.5',
-      '--free', '1',
-      '--low-balance-threshold', '0.5',
-      '--email', 'Ops@Example.com',
+      '--name',
+      'CLI Corp',
+      '--balance',
+      '2.5',
+      '--free',
+      '1',
+      '--low-balance-threshold',
+      '0.5',
+      '--email',
+      'Ops@Example.com',
     );
     expect(created).toEqual({
       workspaceId: expect.any(String),
@@ -60,16 +65,31 @@ describe('Operator CLI', () => {
     expect(balance.body.data).toMatchObject({ balance: 2.5, freeTranscriptionsRemaining: 1 });
     expectMatchesSpec(balance, 'getBalance');
 
-    expect(await cli('balance:topup', '--workspace', created.workspaceId as string, '--amount', '1.25')).toEqual({
+    expect(
+      await cli('balance:topup', '--workspace', created.workspaceId as string, '--amount', '1.25'),
+    ).toEqual({
       balance: 3.75,
     });
 
     const second = await cli('apikey:create', '--workspace', created.workspaceId as string);
-    expect(second).toMatchObject({ workspaceId: created.workspaceId, apiKey: expect.stringMatching(/^svc_live_/) });
-    expect((await t.http().get('/v1/account/balance').set(bearer(second.apiKey as string))).body.data.balance).toBe(3.75);
+    expect(second).toMatchObject({
+      workspaceId: created.workspaceId,
+      apiKey: expect.stringMatching(/^svc_live_/),
+    });
+    expect(
+      (
+        await t
+          .http()
+          .get('/v1/account/balance')
+          .set(bearer(second.apiKey as string))
+      ).body.data.balance,
+    ).toBe(3.75);
 
     expect(await cli('apikey:revoke', '--key', second.apiKey as string)).toMatchObject({ revoked: true });
-    const revoked = await t.http().get('/v1/account/balance').set(bearer(second.apiKey as string));
+    const revoked = await t
+      .http()
+      .get('/v1/account/balance')
+      .set(bearer(second.apiKey as string));
     expect(revoked.body.type).toBe('https://errors.transcription.example/problems/invalid-api-key');
 
     const { token } = (await cli('token:issue', '--user', created.userId as string)) as { token: string };
@@ -87,7 +107,9 @@ describe('Operator CLI', () => {
 
   it('explains bad input on stderr with a non-zero exit', async () => {
     expect(await cliFails('workspace:create')).toContain('--name is required');
-    expect(await cliFails('balance:topup', '--workspace', 'x', '--amount', 'lots')).toContain('--amount must be a number');
+    expect(await cliFails('balance:topup', '--workspace', 'x', '--amount', 'lots')).toContain(
+      '--amount must be a number',
+    );
     expect(await cliFails('apikey:revoke', '--key', 'svc_live_nope')).toContain('no such API key');
   });
 

@@ -61,7 +61,10 @@ describe('Rate limits (spec: Limits)', () => {
 
   it('counts JWT calls per user', async () => {
     const c = await first.createWorkspace({ name: 'Rate C' });
-    const response = await first.http().get('/v1/account/profile').set(bearer(first.issueToken(c.userId)));
+    const response = await first
+      .http()
+      .get('/v1/account/profile')
+      .set(bearer(first.issueToken(c.userId)));
     expect(response.status).toBe(200);
     expect(response.headers['x-ratelimit-limit']).toBe('100');
     expect(response.headers['x-ratelimit-remaining']).toBe('99');

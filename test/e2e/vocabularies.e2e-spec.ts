@@ -16,7 +16,12 @@ describe('Vocabularies', () => {
   });
   afterAll(() => t.close());
 
-  const create = (key: string, body: unknown) => t.http().post('/v1/vocabularies').set(bearer(key)).send(body as object);
+  const create = (key: string, body: unknown) =>
+    t
+      .http()
+      .post('/v1/vocabularies')
+      .set(bearer(key))
+      .send(body as object);
 
   it('creates, reads, lists, updates and deletes', async () => {
     const created = await create(mine, { name: 'Medical', words: ['tachycardia', 'Ibuprofen'] });
@@ -40,12 +45,20 @@ describe('Vocabularies', () => {
     expect(list.body.data.map((v: { id: string }) => v.id)).toContain(id);
     expectMatchesSpec(list, 'listVocabularies');
 
-    const renamed = await t.http().put(`/v1/vocabularies/${id}`).set(bearer(mine)).send({ name: 'Cardiology' });
+    const renamed = await t
+      .http()
+      .put(`/v1/vocabularies/${id}`)
+      .set(bearer(mine))
+      .send({ name: 'Cardiology' });
     expect(renamed.status).toBe(200);
     expect(renamed.body.data).toMatchObject({ id, name: 'Cardiology', words: ['tachycardia', 'Ibuprofen'] });
     expectMatchesSpec(renamed, 'updateVocabulary');
 
-    const rewords = await t.http().put(`/v1/vocabularies/${id}`).set(bearer(mine)).send({ words: ['stent'] });
+    const rewords = await t
+      .http()
+      .put(`/v1/vocabularies/${id}`)
+      .set(bearer(mine))
+      .send({ words: ['stent'] });
     expect(rewords.body.data).toMatchObject({ name: 'Cardiology', words: ['stent'] });
 
     const deleted = await t.http().delete(`/v1/vocabularies/${id}`).set(bearer(mine));
@@ -79,7 +92,10 @@ describe('Vocabularies', () => {
   });
 
   it('accepts the bounds: 100-character name and 500 words', async () => {
-    const response = await create(mine, { name: 'n'.repeat(100), words: Array.from({ length: 500 }, (_, i) => `w${i}`) });
+    const response = await create(mine, {
+      name: 'n'.repeat(100),
+      words: Array.from({ length: 500 }, (_, i) => `w${i}`),
+    });
     expect(response.status).toBe(201);
   });
 
@@ -93,7 +109,11 @@ describe('Vocabularies', () => {
 
   it('refuses invalid PUT fields with 422 validation', async () => {
     const { body } = await create(mine, { name: 'Bad put', words: ['a'] });
-    const response = await t.http().put(`/v1/vocabularies/${body.data.id}`).set(bearer(mine)).send({ words: [] });
+    const response = await t
+      .http()
+      .put(`/v1/vocabularies/${body.data.id}`)
+      .set(bearer(mine))
+      .send({ words: [] });
     expect(response.status).toBe(422);
     expect(Object.keys(response.body.errors.fieldErrors)).toEqual(['words']);
   });
@@ -115,7 +135,11 @@ describe('Vocabularies', () => {
   });
 
   it('an unknown id is 404', async () => {
-    const response = await t.http().put(`/v1/vocabularies/${randomUUID()}`).set(bearer(mine)).send({ name: 'x' });
+    const response = await t
+      .http()
+      .put(`/v1/vocabularies/${randomUUID()}`)
+      .set(bearer(mine))
+      .send({ name: 'x' });
     expect(response.status).toBe(404);
     expectMatchesSpec(response, 'updateVocabulary');
   });

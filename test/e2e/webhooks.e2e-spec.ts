@@ -15,10 +15,18 @@ describe('Webhook endpoints', () => {
   });
   afterAll(() => t.close());
 
-  const create = (key: string, body: unknown) => t.http().post('/v1/webhooks').set(bearer(key)).send(body as object);
+  const create = (key: string, body: unknown) =>
+    t
+      .http()
+      .post('/v1/webhooks')
+      .set(bearer(key))
+      .send(body as object);
 
   it('returns the signing secret once at creation, never in the list', async () => {
-    const created = await create(mine, { url: 'http://127.0.0.1:9/hook', events: ['transcription.completed'] });
+    const created = await create(mine, {
+      url: 'http://127.0.0.1:9/hook',
+      events: ['transcription.completed'],
+    });
     expect(created.status).toBe(201);
     expect(created.body.data).toEqual({
       id: expect.any(String),
@@ -59,7 +67,11 @@ describe('Webhook endpoints', () => {
     ['an ftp URL', { url: 'ftp://example.org/x', events: ['balance.low'] }, 'url'],
     ['no events', { url: 'https://93.184.216.34/h', events: [] }, 'events'],
     ['an unknown event', { url: 'https://93.184.216.34/h', events: ['transcription.started'] }, 'events'],
-    ['duplicate events', { url: 'https://93.184.216.34/h', events: ['balance.low', 'balance.low'] }, 'events'],
+    [
+      'duplicate events',
+      { url: 'https://93.184.216.34/h', events: ['balance.low', 'balance.low'] },
+      'events',
+    ],
   ])('refuses %s with 422 validation', async (_case, body, field) => {
     const response = await create(mine, body);
     expect(response.status).toBe(422);
@@ -87,7 +99,11 @@ describe('Webhook endpoints', () => {
       'http://[::ffff:127.0.0.1]/hook',
       'http://0.0.0.0/hook',
     ])('refuses %s at registration', async (url) => {
-      const response = await strict.http().post('/v1/webhooks').set(bearer(key)).send({ url, events: ['balance.low'] });
+      const response = await strict
+        .http()
+        .post('/v1/webhooks')
+        .set(bearer(key))
+        .send({ url, events: ['balance.low'] });
       expect(response.status).toBe(422);
       expect(response.body.errors.fieldErrors.url[0]).toMatch(/loopback|private|reserved|resolved/);
       expectMatchesSpec(response, 'createWebhook');

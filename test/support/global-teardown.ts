@@ -18,6 +18,8 @@ export default async function globalTeardown(): Promise<void> {
   const databaseUrl = process.env.STT_TEST_DATABASE_URL;
   if (databaseUrl && !process.env.KEEP_TEST_DATABASE) {
     const name = new URL(databaseUrl).pathname.slice(1);
-    await withAdminConnection((admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => undefined));
+    await withAdminConnection((admin) =>
+      admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => undefined),
+    );
   }
 }

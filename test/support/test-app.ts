@@ -1,7 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
-import { ProvisionedWorkspace, WorkspaceProvisioningService, WorkspaceRequest } from '../../src/account/workspace-provisioning.service';
+import {
+  ProvisionedWorkspace,
+  WorkspaceProvisioningService,
+  WorkspaceRequest,
+} from '../../src/account/workspace-provisioning.service';
 import { TokenService } from '../../src/auth/token.service';
 import { createHttpApp } from '../../src/bootstrap';
 import { AppConfig, loadAppConfig } from '../../src/config/app-config';
@@ -34,4 +38,6 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
   };
 }
 
-export const bearer = (credential: string): Record<string, string> => ({ Authorization: `Bearer ${credential}` });
+export const bearer = (credential: string): Record<string, string> => ({
+  Authorization: `Bearer ${credential}`,
+});

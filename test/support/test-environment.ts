@@ -5,7 +5,8 @@ import { join } from 'node:path';
  * The environment every e2e test app starts from: the machine's real PostgreSQL and Redis, a database of
  * its own, and a Redis key prefix of its own per run so parallel runs and dev servers do not collide.
  */
-export const TEST_DATABASE_SERVER = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stt_test';
+export const TEST_DATABASE_SERVER =
+  process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stt_test';
 
 /** Each jest run migrates a database of its own (set by global-setup), so concurrent runs never collide. */
 export function testDatabaseUrl(): string {

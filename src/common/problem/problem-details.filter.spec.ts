@@ -29,10 +29,9 @@ class RecordingResponse {
 function render(exception: unknown): RecordingResponse {
   const response = new RecordingResponse();
   const host = { switchToHttp: () => ({ getResponse: () => response }) } as unknown as ArgumentsHost;
-  new ProblemDetailsFilter(loadAppConfig({ JWT_SECRET: 'x'.repeat(32), ERRORS_BASE_URL: 'https://e.example/p' })).catch(
-    exception,
-    host,
-  );
+  new ProblemDetailsFilter(
+    loadAppConfig({ JWT_SECRET: 'x'.repeat(32), ERRORS_BASE_URL: 'https://e.example/p' }),
+  ).catch(exception, host);
   return response;
 }
 
@@ -41,7 +40,11 @@ describe('ProblemDetailsFilter', () => {
 
   it('renders a ProblemException with its slug, title, status, detail, extensions and headers', () => {
     const response = render(
-      new ProblemException('insufficient-balance', 'Top up.', { balance: 0, freeRemaining: 0, minimumBalance: 0.01 }),
+      new ProblemException('insufficient-balance', 'Top up.', {
+        balance: 0,
+        freeRemaining: 0,
+        minimumBalance: 0.01,
+      }),
     );
     expect(response.statusCode).toBe(402);
     expect(response.headers['content-type']).toBe('application/problem+json');
@@ -76,7 +79,11 @@ describe('ProblemDetailsFilter', () => {
 
   it("maps Nest's NotFoundException (unknown route) to not-found and body-parser errors to their slugs", () => {
     expect(render(new NotFoundException('Cannot GET /x')).statusCode).toBe(404);
-    expect(render(Object.assign(new Error('too large'), { type: 'entity.too.large', status: 413 })).statusCode).toBe(413);
-    expect(render(Object.assign(new Error('bad'), { type: 'entity.parse.failed', status: 400 })).statusCode).toBe(400);
+    expect(
+      render(Object.assign(new Error('too large'), { type: 'entity.too.large', status: 413 })).statusCode,
+    ).toBe(413);
+    expect(
+      render(Object.assign(new Error('bad'), { type: 'entity.parse.failed', status: 400 })).statusCode,
+    ).toBe(400);
   });
 });

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs and starts what the service needs from Debian's archive: PostgreSQL, Redis, ffmpeg, PocketSphinx
+# (English model), sox, and the toolchain to build whisper.cpp. Safe to run again; does only what is missing.
+set -euo pipefail
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+packages=(postgresql redis-server ffmpeg pocketsphinx pocketsphinx-en-us sox cmake g++ make)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "Installing: ${missing[*]}"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# PostgreSQL: start the cluster if it is not answering.
+if ! pg_isready -h 127.0.0.1 -p 5432 -q; then
+  version=$(ls /etc/postgresql | sort -V | tail -n 1)
+  as_root pg_ctlcluster --skip-systemctl-redirect "$version" main start
+  for _ in $(seq 1 30); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 1; done
+fi
+# A fresh Debian cluster asks for a password over TCP; this development setup trusts loopback connections.
+if ! psql -h 127.0.0.1 -U postgres -d postgres -Atqc 'SELECT 1' >/dev/null 2>&1; then
+  version=$(ls /etc/postgresql | sort -V | tail -n 1)
+  hba="/etc/postgresql/$version/main/pg_hba.conf"
+  echo "Trusting loopback connections in $hba (development machine)"
+  as_root sed -i '1i host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust' "$hba"
+  as_root pg_ctlcluster --skip-systemctl-redirect "$version" main reload
+fi
+
+# Redis: start it if it is not answering (no persistence: queues are rebuilt from PostgreSQL).
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  as_root mkdir -p /var/lib/redis /var/log/redis
+  as_root redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log
+  for _ in $(seq 1 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 1; done
+fi
+echo "PostgreSQL, Redis, ffmpeg and PocketSphinx are ready."
