@@ -1,0 +1,90 @@
+import { LANGUAGE_CODES } from '../../languages/languages';
+import { buildVocabularyPrompt } from './vocabulary-prompt.builder';
+import { encodeWav16kMono } from './wav.encoder';
+import { toWhisperEngineLanguage, toWhisperLanguageCode, WHISPER_LANGUAGES } from './whisper-language.codes';
+import { mergeTokensIntoWords, spreadSegmentOverWords } from './whisper-token.merger';
+
+describe('Whisper language codes', () => {
+  it('cover exactly the languages the service offers', () => {
+    expect([...WHISPER_LANGUAGES.keys()].sort()).toEqual([...LANGUAGE_CODES].sort());
+  });
+
+  it('read names, codes, aliases and BCP 47 tags', () => {
+    expect(toWhisperLanguageCode('english')).toBe('en');
+    expect(toWhisperLanguageCode('English')).toBe('en');
+    expect(toWhisperLanguageCode('german')).toBe('de');
+    expect(toWhisperLanguageCode('haitian creole')).toBe('ht');
+    expect(toWhisperLanguageCode('castilian')).toBe('es');
+    expect(toWhisperLanguageCode('en')).toBe('en');
+    expect(toWhisperLanguageCode('pt-BR')).toBe('pt');
+    expect(toWhisperLanguageCode('haw')).toBe('haw');
+    expect(toWhisperLanguageCode('jw')).toBe('jv');
+    expect(toWhisperLanguageCode('klingon')).toBeNull();
+    expect(toWhisperLanguageCode(undefined)).toBeNull();
+    expect(toWhisperLanguageCode('')).toBeNull();
+    expect(toWhisperEngineLanguage('jv')).toBe('jw');
+    expect(toWhisperEngineLanguage('de')).toBe('de');
+  });
+});
+
+describe('buildVocabularyPrompt', () => {
+  it('joins with commas, tidies whitespace and skips blanks', () => {
+    expect(buildVocabularyPrompt(['Kubernetes', '  Grafana  Loki ', '', 'PostgreSQL'])).toBe(
+      'Kubernetes, Grafana Loki, PostgreSQL',
+    );
+    expect(buildVocabularyPrompt([])).toBe('');
+  });
+
+  it('keeps whole words within the character budget', () => {
+    expect(buildVocabularyPrompt(['alpha', 'beta', 'gamma'], 12)).toBe('alpha, beta');
+    const many = Array.from({ length: 500 }, (_, i) => `term${i}`);
+    expect(buildVocabularyPrompt(many).length).toBeLessThanOrEqual(800);
+  });
+});
+
+describe('mergeTokensIntoWords', () => {
+  it('starts a word at a leading space and extends it with the pieces that follow', () => {
+    expect(
+      mergeTokensIntoWords([
+        { text: 'Ask', start: 0, end: 0.2 },
+        { text: 'ed', start: 0.2, end: 0.3 },
+        { text: ' not', start: 0.4, end: 0.6 },
+        { text: '[_TT_30]', start: 0.6, end: 0.6 },
+        { text: '.', start: 0.6, end: 0.65 },
+        { text: ' ', start: 0.7, end: 0.7 },
+      ]),
+    ).toEqual([
+      { word: 'Asked', start: 0, end: 0.3 },
+      { word: 'not.', start: 0.4, end: 0.65 },
+    ]);
+  });
+});
+
+describe('spreadSegmentOverWords', () => {
+  it('shares the span by word length', () => {
+    expect(spreadSegmentOverWords(' ab abcd ', 1, 4)).toEqual([
+      { word: 'ab', start: 1, end: 2 },
+      { word: 'abcd', start: 2, end: 4 },
+    ]);
+    expect(spreadSegmentOverWords('', 0, 1)).toEqual([]);
+  });
+});
+
+describe('encodeWav16kMono', () => {
+  it('writes a 16-bit PCM mono header and clipped samples', () => {
+    const wav = encodeWav16kMono(new Float32Array([0, 1, -1, 2, -2, 0.5, Number.NaN]));
+    expect(wav.length).toBe(44 + 7 * 2);
+    expect(wav.toString('ascii', 0, 4)).toBe('RIFF');
+    expect(wav.readUInt32LE(4)).toBe(36 + 14);
+    expect(wav.toString('ascii', 8, 16)).toBe('WAVEfmt ');
+    expect(wav.readUInt16LE(20)).toBe(1);
+    expect(wav.readUInt16LE(22)).toBe(1);
+    expect(wav.readUInt32LE(24)).toBe(16000);
+    expect(wav.readUInt32LE(28)).toBe(32000);
+    expect(wav.readUInt16LE(34)).toBe(16);
+    expect(wav.toString('ascii', 36, 40)).toBe('data');
+    expect(wav.readUInt32LE(40)).toBe(14);
+    const samples = Array.from({ length: 7 }, (_, i) => wav.readInt16LE(44 + i * 2));
+    expect(samples).toEqual([0, 32767, -32768, 32767, -32768, 16384, 0]);
+  });
+});
