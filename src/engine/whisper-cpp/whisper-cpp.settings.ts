@@ -18,7 +18,7 @@ export interface WhisperCppRecognizerSettings {
   timeoutMs?: number;
   /** Vocabulary prompt budget in characters. */
   maxPromptChars?: number;
-  /** Extra whisper-cli arguments, e.g. ["-dtw", "large.v3.turbo"] for DTW word timing, ["-bs", "1"]. */
+  /** Extra whisper-cli arguments, e.g. ["-bs", "1"] (greedy, faster) or ["-nth", "0.8"]. */
   extraArgs?: readonly string[];
   /** Where chunk WAV/JSON files go; os.tmpdir() when unset. */
   tmpDir?: string;
