@@ -9,6 +9,7 @@ import {
 import { buildVocabularyPrompt } from '../whisper-cpp/vocabulary-prompt.builder';
 import { encodeWav16kMono } from '../whisper-cpp/wav.encoder';
 import { isWhisperLanguage, toWhisperEngineLanguage } from '../whisper-cpp/whisper-language.codes';
+import { toFileTime } from '../whisper-cpp/whisper-token.merger';
 import {
   DEFAULT_MAX_PROMPT_CHARS,
   OpenAiCompatibleRecognizerSettings,
@@ -44,6 +45,10 @@ export class OpenAiCompatibleRecognizer implements Recognizer {
       );
     }
 
+    const chunkSeconds = chunk.samples.length / 16000;
+    // Nothing to send; some servers answer 400 to an empty file.
+    if (chunk.samples.length === 0)
+      return { words: [], detectedLanguage: language === 'auto' ? null : language };
     const form = new FormData();
     form.append('file', new Blob([encodeWav16kMono(chunk.samples)], { type: 'audio/wav' }), 'chunk.wav');
     form.append('model', this.settings.model);
@@ -97,7 +102,7 @@ export class OpenAiCompatibleRecognizer implements Recognizer {
     }
     let parsed;
     try {
-      parsed = parseTranscriptionResponse(JSON.parse(text) as unknown, chunk.samples.length / 16000);
+      parsed = parseTranscriptionResponse(JSON.parse(text) as unknown, chunkSeconds);
     } catch (err) {
       throw new EngineError(
         'ENGINE_FAILED',
@@ -105,11 +110,7 @@ export class OpenAiCompatibleRecognizer implements Recognizer {
       );
     }
     return {
-      words: parsed.words.map((w) => ({
-        word: w.word,
-        start: w.start + chunk.offset,
-        end: w.end + chunk.offset,
-      })),
+      words: toFileTime(parsed.words, chunk.offset, chunkSeconds),
       detectedLanguage: parsed.language ?? (language === 'auto' ? null : language),
     };
   }

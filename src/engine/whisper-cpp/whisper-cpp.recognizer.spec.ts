@@ -124,6 +124,20 @@ describe('WhisperCppRecognizer with whisper-cli and the synthetic model', () => 
     ]);
   });
 
+  it('keeps words inside a short chunk and answers an empty one without running whisper-cli', async () => {
+    const recognizer = new WhisperCppRecognizer(settings());
+    // Whisper pads to 30 s and the synthetic decoder still emits words up to 2.5 s.
+    const short = await recognizer.recognize({ samples: jfk.subarray(0, 8000), offset: 4 }, options());
+    expect(short.words.map((w) => w.word)).toEqual(['w100', 'w200', 'w300']);
+    for (const w of short.words) {
+      expect(w.start).toBeGreaterThanOrEqual(4);
+      expect(w.end).toBeLessThanOrEqual(4.5);
+      expect(w.end).toBeGreaterThanOrEqual(w.start);
+    }
+    const empty = await recognizer.recognize({ samples: new Float32Array(0), offset: 4 }, options('en'));
+    expect(empty).toEqual({ words: [], detectedLanguage: 'en' });
+  });
+
   it('passes an explicit language through to whisper.cpp', async () => {
     const recognizer = new WhisperCppRecognizer(settings());
     const fr = await recognizer.recognize({ samples: jfk, offset: 0 }, options('fr'));
@@ -175,6 +189,11 @@ describe('WhisperCppRecognizer with whisper-cli and the synthetic model', () => 
       options('auto', [], controller.signal),
     );
     await waitForCliProcess();
+    // The process really got the model, language, threads and JSON options.
+    const [pid] = runningCliProcesses();
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    expect(argv).toEqual(expect.arrayContaining(['-m', MODEL, '-l', 'auto', '-t', '2', '-ojf']));
+    expect(argv[argv.indexOf('-t') + 1]).toBe('2');
     const started = Date.now();
     const reason = new Error('job cancelled');
     controller.abort(reason);

@@ -20,7 +20,9 @@ import {
 } from './whisper-cpp.settings';
 import { buildVocabularyPrompt } from './vocabulary-prompt.builder';
 import { encodeWav16kMono } from './wav.encoder';
+import { toFileTime } from './whisper-token.merger';
 
+const SAMPLE_RATE = 16000;
 /** Enough of whisper-cli's log to explain a failure without flooding the job's errorMessage. */
 const STDERR_TAIL_BYTES = 4096;
 /** What whisper-cli logs when whisper_init fails (its exit code 3 is shared with other start-up errors). */
@@ -59,6 +61,9 @@ export class WhisperCppRecognizer implements Recognizer {
       );
     }
     await this.checkFiles();
+    // whisper-cli writes no result at all for empty audio.
+    if (chunk.samples.length === 0)
+      return { words: [], detectedLanguage: language === 'auto' ? null : language };
 
     const dir = await mkdtemp(path.join(this.settings.tmpDir ?? tmpdir(), 'whisper-cpp-'));
     try {
@@ -100,11 +105,7 @@ export class WhisperCppRecognizer implements Recognizer {
         throw new EngineError('ENGINE_FAILED', `whisper-cli output unreadable: ${(err as Error).message}`);
       }
       return {
-        words: parsed.words.map((w) => ({
-          word: w.word,
-          start: w.start + chunk.offset,
-          end: w.end + chunk.offset,
-        })),
+        words: toFileTime(parsed.words, chunk.offset, chunk.samples.length / SAMPLE_RATE),
         detectedLanguage: parsed.detectedLanguage ?? (language === 'auto' ? null : language),
       };
     } finally {

@@ -60,3 +60,20 @@ export function spreadSegmentOverWords(text: string, start: number, end: number)
   }
   return words;
 }
+
+/**
+ * Moves words into file time and keeps them inside their chunk: Whisper pads audio to 30 s windows and can
+ * place (hallucinated) tokens past the end of a short chunk, which would overlap the next chunk's words.
+ */
+export function toFileTime(
+  words: readonly RecognizedWord[],
+  offset: number,
+  chunkSeconds: number,
+): RecognizedWord[] {
+  const limit = Math.max(0, chunkSeconds);
+  return words.map((w) => {
+    const start = Math.min(Math.max(0, w.start), limit);
+    const end = Math.min(Math.max(start, w.end), limit);
+    return { word: w.word, start: start + offset, end: end + offset };
+  });
+}
