@@ -8,6 +8,9 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { QueuesModule } from './queues/queues.module';
+import { StorageModule } from './storage/storage.module';
+import { TranscriptionsModule } from './transcriptions/transcriptions.module';
 import { LanguagesModule } from './languages/languages.module';
 import { VocabulariesModule } from './vocabularies/vocabularies.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -25,6 +28,8 @@ export class AppModule {
         ConfigModule.register(config),
         RedisModule,
         DatabaseModule,
+        QueuesModule,
+        StorageModule,
         HttpPlatformModule,
         AuthModule,
         HealthModule,
@@ -33,6 +38,7 @@ export class AppModule {
         BillingModule,
         VocabulariesModule,
         WebhooksModule,
+        TranscriptionsModule,
       ],
     };
   }

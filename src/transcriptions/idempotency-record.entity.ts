@@ -28,7 +28,7 @@ export class IdempotencyRecord {
   responseStatus: number | null;
 
   @Column({ name: 'response_body', type: 'jsonb', nullable: true })
-  responseBody: unknown;
+  responseBody: Record<string, unknown> | null;
 
   @CreateDateColumn({ name: 'created_on', type: 'timestamptz' })
   createdOn: Date;

@@ -4,6 +4,7 @@ import { CredentialResolver } from '../../auth/credential-resolver.service';
 import { RequestWithAuth } from '../../auth/principal';
 import { ProblemException } from '../problem/problem.exception';
 import { RateLimitDecision, RateLimitService } from './rate-limit.service';
+import { requestPath } from './request-path';
 
 /**
  * Liveness and the language list must answer without PostgreSQL (and the spec makes them credential-free):
@@ -25,7 +26,7 @@ export class RequestContextMiddleware implements NestMiddleware {
   ) {}
 
   async use(request: RequestWithAuth, response: Response, next: NextFunction): Promise<void> {
-    request.auth = CREDENTIAL_FREE_PATHS.has(request.path)
+    request.auth = CREDENTIAL_FREE_PATHS.has(requestPath(request))
       ? { kind: 'anonymous' }
       : await this.credentials.resolve(request, response);
     const principal = request.auth.kind === 'authenticated' ? request.auth.principal : null;

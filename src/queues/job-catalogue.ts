@@ -1,0 +1,11 @@
+/** Every queue, its job payload and the one place that sets job options. */
+export const TRANSCRIPTION_QUEUE = 'transcriptions';
+export const WEBHOOK_DELIVERY_QUEUE = 'webhook-deliveries';
+
+export interface TranscriptionJobData {
+  transcriptionId: string;
+}
+
+export interface WebhookDeliveryJobData {
+  deliveryId: string;
+}

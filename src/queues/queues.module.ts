@@ -1,0 +1,18 @@
+import { BullModule } from '@nestjs/bull';
+import { Global, Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { TRANSCRIPTION_QUEUE, WEBHOOK_DELIVERY_QUEUE } from './job-catalogue';
+
+/** Bull on the shared Redis; job keys carry the instance prefix. */
+@Global()
+@Module({
+  imports: [
+    BullModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({ redis: config.REDIS_URL, prefix: `${config.REDIS_PREFIX}:bull` }),
+    }),
+    BullModule.registerQueue({ name: TRANSCRIPTION_QUEUE }, { name: WEBHOOK_DELIVERY_QUEUE }),
+  ],
+  exports: [BullModule],
+})
+export class QueuesModule {}

@@ -1,0 +1,36 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import type { ModelTier } from '../engine/engine.types';
+import { MODEL_TIERS, TRANSCRIPTION_STATUSES, TranscriptionStatus } from './transcription.entity';
+
+export class ListTranscriptionsQueryDto {
+  @IsOptional()
+  @IsUUID('all', { message: 'cursor must be a transcription id from a previous page' })
+  cursor?: string;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit = 20;
+
+  @IsOptional()
+  @IsIn(TRANSCRIPTION_STATUSES, { message: `status must be one of ${TRANSCRIPTION_STATUSES.join(', ')}` })
+  status?: TranscriptionStatus;
+
+  @IsOptional()
+  @IsIn(MODEL_TIERS, { message: `model must be one of ${MODEL_TIERS.join(', ')}` })
+  model?: ModelTier;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  search?: string;
+}
+
+export class ExportQueryDto {
+  @IsOptional()
+  @IsString()
+  format?: string;
+}

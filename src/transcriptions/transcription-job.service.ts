@@ -1,0 +1,244 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { Workspace } from '../account/workspace.entity';
+import { LedgerService } from '../billing/ledger.service';
+import { costMicro, pricePerMinuteMicro } from '../billing/pricing';
+import { microToEur } from '../common/money';
+import { AppConfig } from '../config/app-config';
+import { EngineError, type TranscribeResult } from '../engine/engine.types';
+import { EngineRunner } from '../engine/runner/engine-runner';
+import { FileStorage } from '../storage/file-storage';
+import { OutboxEvent } from '../webhooks/outbox-event.entity';
+import { TranscriptionEventsService } from './transcription-events.service';
+import { Transcription } from './transcription.entity';
+
+/** What the queue processor should do with the attempt. */
+export type JobOutcome = 'done' | 'retry';
+
+const PROGRESS_PERSIST_INTERVAL_MS = 500;
+
+/**
+ * Runs one attempt of a transcription job: processing → engine (in a child process) → completed and
+ * charged, or failed and released. All state changes are guarded so a repeated or late completion
+ * (a redelivered job, a deleted record) changes nothing and charges nothing.
+ */
+@Injectable()
+export class TranscriptionJobService {
+  private readonly logger = new Logger(TranscriptionJobService.name);
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly engine: EngineRunner,
+    private readonly storage: FileStorage,
+    private readonly events: TranscriptionEventsService,
+    private readonly ledger: LedgerService,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Stops a running job of this process (its transcription was deleted). */
+  cancel(transcriptionId: string): void {
+    this.running.get(transcriptionId)?.abort(new Error('transcription deleted'));
+  }
+
+  async run(transcriptionId: string, attempt: { number: number; isLast: boolean }): Promise<JobOutcome> {
+    const transcription = await this.start(transcriptionId, attempt.number);
+    if (!transcription) return 'done';
+    const controller = new AbortController();
+    this.running.set(transcriptionId, controller);
+    try {
+      const result = await this.engine.run(
+        {
+          audioPath: await this.storage.localPath(transcription.storageKey ?? ''),
+          model: transcription.model,
+          language: transcription.language ?? 'auto',
+          vocabulary: transcription.vocabulary,
+          speakers: transcription.speakerHints,
+        },
+        { signal: controller.signal, onProgress: this.progressReporter(transcriptionId) },
+      );
+      await this.complete(transcriptionId, result);
+      return 'done';
+    } catch (error) {
+      if (controller.signal.aborted) return 'done';
+      const engineError =
+        error instanceof EngineError ? error : new EngineError('ENGINE_FAILED', (error as Error).message);
+      this.logger.warn(
+        `Transcription ${transcriptionId} attempt ${attempt.number} failed: ${engineError.toErrorMessage()}`,
+      );
+      if (engineError.transient && !attempt.isLast) {
+        await this.setProgress(transcriptionId, 0);
+        return 'retry';
+      }
+      await this.fail(transcriptionId, engineError.toErrorMessage());
+      return 'done';
+    } finally {
+      this.running.delete(transcriptionId);
+    }
+  }
+
+  /** queued → processing; null when the record is gone or already terminal (nothing to do). */
+  private async start(transcriptionId: string, attemptNumber: number): Promise<Transcription | null> {
+    const updated = await this.dataSource
+      .getRepository(Transcription)
+      .createQueryBuilder()
+      .update()
+      .set({ status: 'processing', progress: 0, startedAt: () => 'now()', attempts: attemptNumber })
+      .where('id = :id AND status IN (:...open)', { id: transcriptionId, open: ['queued', 'processing'] })
+      .returning('*')
+      .execute();
+    const row = (updated.raw as Array<Record<string, unknown>>)[0];
+    if (!row) return null;
+    await this.events.publish(transcriptionId, { status: 'processing', progress: 0 });
+    return this.dataSource.getRepository(Transcription).findOne({ where: { id: transcriptionId } });
+  }
+
+  private progressReporter(transcriptionId: string): (percent: number) => void {
+    let lastPersisted = 0;
+    let lastPercent = -1;
+    return (percent) => {
+      const rounded = Math.max(0, Math.min(99, Math.floor(percent)));
+      if (rounded === lastPercent) return;
+      lastPercent = rounded;
+      void this.events.publish(transcriptionId, { status: 'processing', progress: rounded });
+      const now = Date.now();
+      if (now - lastPersisted >= PROGRESS_PERSIST_INTERVAL_MS) {
+        lastPersisted = now;
+        void this.setProgress(transcriptionId, rounded).catch(() => undefined);
+      }
+    };
+  }
+
+  private async setProgress(transcriptionId: string, progress: number): Promise<void> {
+    await this.dataSource
+      .getRepository(Transcription)
+      .update({ id: transcriptionId, status: 'processing' }, { progress });
+  }
+
+  private async complete(transcriptionId: string, result: TranscribeResult): Promise<void> {
+    const outcome = await this.dataSource.transaction(async (tx) => {
+      const transcription = await this.lockOpen(tx, transcriptionId);
+      if (!transcription) return null;
+      const price = pricePerMinuteMicro(this.config, transcription.model);
+      const cost = transcription.usesFreeTranscription ? 0 : costMicro(result.duration, price);
+      if (cost > 0) {
+        const workspace = await tx.getRepository(Workspace).findOne({
+          where: { id: transcription.workspaceId },
+          lock: { mode: 'pessimistic_write' },
+        });
+        if (!workspace || workspace.balanceMicro < cost) {
+          return this.markFailed(
+            tx,
+            transcription,
+            `INSUFFICIENT_BALANCE: the ${result.duration.toFixed(1)} s of audio cost ${microToEur(cost)} EUR, more than the balance of ${microToEur(workspace?.balanceMicro ?? 0)} EUR`,
+          );
+        }
+        await this.ledger.post(
+          {
+            workspaceId: transcription.workspaceId,
+            kind: 'charge',
+            amountMicro: -cost,
+            transcriptionId,
+            description: `${transcription.model} transcription, ${Math.ceil(result.duration)} s`,
+          },
+          tx,
+        );
+      }
+      const completedAt = new Date();
+      Object.assign(transcription, {
+        status: 'completed',
+        progress: 100,
+        duration: result.duration,
+        detectedLanguage: result.detectedLanguage ?? transcription.language,
+        resultText: result.text,
+        resultJson: { words: result.words },
+        wordCount: result.words.length,
+        speakerCount: result.speakerCount,
+        costMicro: cost,
+        errorMessage: null,
+        completedAt,
+      });
+      await tx.getRepository(Transcription).save(transcription);
+      await this.recordEvent(tx, transcription, 'transcription.completed', {
+        id: transcription.id,
+        model: transcription.model,
+        status: 'completed',
+        duration: result.duration,
+        wordCount: result.words.length,
+        speakerCount: result.speakerCount,
+        language: transcription.detectedLanguage ?? undefined,
+        cost: microToEur(cost),
+        completedAt: completedAt.toISOString(),
+      });
+      return transcription;
+    });
+    if (outcome)
+      await this.events.publish(transcriptionId, { status: outcome.status, progress: outcome.progress });
+  }
+
+  private async fail(transcriptionId: string, errorMessage: string): Promise<void> {
+    const failed = await this.dataSource.transaction(async (tx) => {
+      const transcription = await this.lockOpen(tx, transcriptionId);
+      return transcription ? this.markFailed(tx, transcription, errorMessage) : null;
+    });
+    if (failed) await this.events.publish(transcriptionId, { status: 'failed', progress: failed.progress });
+  }
+
+  /** Failed jobs are never billed; a reserved free transcription is given back. */
+  private async markFailed(
+    tx: EntityManager,
+    transcription: Transcription,
+    errorMessage: string,
+  ): Promise<Transcription> {
+    if (transcription.usesFreeTranscription) {
+      await tx
+        .getRepository(Workspace)
+        .increment({ id: transcription.workspaceId }, 'freeTranscriptionsRemaining', 1);
+      transcription.usesFreeTranscription = false;
+    }
+    const failedAt = new Date();
+    Object.assign(transcription, { status: 'failed', errorMessage, failedAt, costMicro: null });
+    await tx.getRepository(Transcription).save(transcription);
+    await this.recordEvent(tx, transcription, 'transcription.failed', {
+      id: transcription.id,
+      model: transcription.model,
+      status: 'failed',
+      errorMessage,
+      failedAt: failedAt.toISOString(),
+    });
+    return transcription;
+  }
+
+  private async lockOpen(tx: EntityManager, transcriptionId: string): Promise<Transcription | null> {
+    const transcription = await tx.getRepository(Transcription).findOne({
+      where: { id: transcriptionId },
+      lock: { mode: 'pessimistic_write' },
+    });
+    return transcription && (transcription.status === 'queued' || transcription.status === 'processing')
+      ? transcription
+      : null;
+  }
+
+  /** The outbox: the event row commits with the state change; its dedupe key makes it once per transcription. */
+  private async recordEvent(
+    tx: EntityManager,
+    transcription: Transcription,
+    type: 'transcription.completed' | 'transcription.failed',
+    data: Record<string, unknown>,
+  ): Promise<void> {
+    await tx
+      .getRepository(OutboxEvent)
+      .createQueryBuilder()
+      .insert()
+      .values({
+        workspaceId: transcription.workspaceId,
+        type,
+        dedupeKey: `${type}:${transcription.id}`,
+        data: data as QueryDeepPartialEntity<Record<string, unknown>>,
+      })
+      .orIgnore()
+      .execute();
+  }
+}

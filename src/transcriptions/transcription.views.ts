@@ -1,0 +1,45 @@
+import { microToEur } from '../common/money';
+import type { Transcription } from './transcription.entity';
+
+/** The summary form of the list (never resultJson, mimeType, userId or directoryId). */
+export function toTranscriptionSummary(t: Transcription) {
+  return {
+    id: t.id,
+    model: t.model,
+    status: t.status,
+    progress: t.progress,
+    originalFileName: t.originalFileName,
+    fileSize: t.fileSize,
+    duration: t.duration,
+    language: t.language,
+    detectedLanguage: t.detectedLanguage,
+    resultText: t.resultText,
+    wordCount: t.wordCount,
+    speakerCount: t.speakerCount,
+    cost: t.costMicro === null ? null : microToEur(t.costMicro),
+    errorMessage: t.errorMessage,
+    createdOn: t.createdOn,
+    completedAt: t.completedAt,
+  };
+}
+
+export function toTranscriptionDetail(t: Transcription) {
+  return {
+    ...toTranscriptionSummary(t),
+    mimeType: t.mimeType,
+    userId: t.userId,
+    directoryId: t.workspaceId,
+    resultJson: t.resultJson && t.resultJson.words.length > 0 ? t.resultJson : null,
+  };
+}
+
+export function toCreatedTranscription(t: Transcription) {
+  return {
+    id: t.id,
+    status: t.status,
+    model: t.model,
+    originalFileName: t.originalFileName,
+    createdOn: t.createdOn,
+    progress: 0,
+  };
+}

@@ -1,0 +1,87 @@
+import { Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
+import type { Principal } from '../auth/principal';
+import { ResourceIdPipe } from '../common/http/resource-id.pipe';
+import { ProblemException } from '../common/problem/problem.exception';
+import { buildContentDisposition } from './export/export-file-name';
+import { ExportQueryDto, ListTranscriptionsQueryDto } from './list-transcriptions.dto';
+import { TranscriptionEventsService } from './transcription-events.service';
+import { streamTranscriptionState } from './transcription-event-stream';
+import { toTranscriptionDetail, toTranscriptionSummary } from './transcription.views';
+import { TranscriptionsService } from './transcriptions.service';
+import { TranscriptionUploadService } from './upload/transcription-upload.service';
+
+@Controller('v1/transcriptions')
+export class TranscriptionsController {
+  constructor(
+    private readonly transcriptions: TranscriptionsService,
+    private readonly uploads: TranscriptionUploadService,
+    private readonly events: TranscriptionEventsService,
+  ) {}
+
+  @Post()
+  @HttpCode(202)
+  create(@CurrentPrincipal() principal: Principal, @Req() request: Request): Promise<unknown> {
+    return this.uploads.accept(principal, request);
+  }
+
+  @Get()
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: ListTranscriptionsQueryDto) {
+    const page = await this.transcriptions.list(principal.workspaceId, query);
+    return { data: page.items.map(toTranscriptionSummary), cursor: page.cursor, hasMore: page.hasMore };
+  }
+
+  @Get(':id')
+  async get(@CurrentPrincipal() principal: Principal, @Param('id', ResourceIdPipe) id: string) {
+    return { data: toTranscriptionDetail(await this.transcriptions.get(principal.workspaceId, id)) };
+  }
+
+  @Get(':id/status')
+  async status(@CurrentPrincipal() principal: Principal, @Param('id', ResourceIdPipe) id: string) {
+    const { status, progress } = await this.transcriptions.get(principal.workspaceId, id);
+    return { data: { id, status, progress } };
+  }
+
+  @Get(':id/events')
+  async stream(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    await this.transcriptions.get(principal.workspaceId, id);
+    await streamTranscriptionState(request, response, id, this.events, async () => {
+      const current = await this.transcriptions.get(principal.workspaceId, id).catch((error: unknown) => {
+        if (error instanceof ProblemException && error.slug === 'not-found') return null;
+        throw error;
+      });
+      return current && { status: current.status, progress: current.progress };
+    });
+  }
+
+  @Get(':id/export')
+  async export(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+    @Query() query: ExportQueryDto,
+    @Res() response: Response,
+  ): Promise<void> {
+    const rendered = await this.transcriptions.export(principal.workspaceId, id, query.format);
+    response
+      .status(200)
+      .setHeader('Content-Type', rendered.contentType)
+      .setHeader('Content-Disposition', buildContentDisposition(rendered.fileName))
+      .setHeader('Cache-Control', 'private, no-store')
+      .end(rendered.body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+  ): Promise<void> {
+    await this.transcriptions.delete(principal.workspaceId, id);
+  }
+}

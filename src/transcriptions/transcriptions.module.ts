@@ -1,0 +1,37 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { BillingModule } from '../billing/billing.module';
+import { EngineModule } from '../engine/engine.module';
+import { VocabulariesModule } from '../vocabularies/vocabularies.module';
+import { OutboxEvent } from '../webhooks/outbox-event.entity';
+import { IdempotencyRecord } from './idempotency-record.entity';
+import { IdempotencyService } from './idempotency.service';
+import { TranscriptionEventsService } from './transcription-events.service';
+import { TranscriptionJobService } from './transcription-job.service';
+import { TranscriptionQueue } from './transcription-queue.service';
+import { Transcription } from './transcription.entity';
+import { TranscriptionProcessor } from './transcription.processor';
+import { TranscriptionsController } from './transcriptions.controller';
+import { TranscriptionsService } from './transcriptions.service';
+import { TranscriptionUploadService } from './upload/transcription-upload.service';
+
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([Transcription, IdempotencyRecord, OutboxEvent]),
+    BillingModule,
+    EngineModule,
+    VocabulariesModule,
+  ],
+  controllers: [TranscriptionsController],
+  providers: [
+    TranscriptionsService,
+    TranscriptionUploadService,
+    IdempotencyService,
+    TranscriptionQueue,
+    TranscriptionEventsService,
+    TranscriptionJobService,
+    TranscriptionProcessor,
+  ],
+  exports: [TranscriptionsService, TranscriptionProcessor],
+})
+export class TranscriptionsModule {}

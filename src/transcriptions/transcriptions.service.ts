@@ -1,0 +1,205 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { Brackets, DataSource, Repository } from 'typeorm';
+import { Workspace } from '../account/workspace.entity';
+import type { Principal } from '../auth/principal';
+import { eurToMicro, microToEur } from '../common/money';
+import { ProblemException } from '../common/problem/problem.exception';
+import { AppConfig } from '../config/app-config';
+import { FileStorage } from '../storage/file-storage';
+import { VocabulariesService } from '../vocabularies/vocabularies.service';
+import { EXPORT_FORMATS, isExportFormat, type RenderedExport } from './export/export.types';
+import { renderExport } from './export/render-export';
+import type { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
+import { TranscriptionEventsService } from './transcription-events.service';
+import { TranscriptionQueue } from './transcription-queue.service';
+import { Transcription } from './transcription.entity';
+import type { StoredUpload } from './upload/multipart-upload';
+import { combineVocabulary, type UploadOptions } from './upload/upload-options';
+
+export interface TranscriptionPage {
+  items: Transcription[];
+  cursor: string | null;
+  hasMore: boolean;
+}
+
+/** Every method takes the workspace first: another workspace's transcription simply does not exist. */
+@Injectable()
+export class TranscriptionsService {
+  private readonly logger = new Logger(TranscriptionsService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectRepository(Transcription) private readonly transcriptions: Repository<Transcription>,
+    private readonly vocabularies: VocabulariesService,
+    private readonly queue: TranscriptionQueue,
+    private readonly events: TranscriptionEventsService,
+    private readonly storage: FileStorage,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Creates the job: the billing gate and the reservation of a free transcription happen under a lock of
+   * the workspace row, in the same transaction as the insert, so concurrent uploads cannot overspend.
+   */
+  async create(
+    principal: Principal,
+    upload: StoredUpload & { mimeType: string },
+    options: UploadOptions,
+  ): Promise<Transcription> {
+    const saved = options.vocabularyId
+      ? await this.vocabularies.find(principal.workspaceId, options.vocabularyId)
+      : null;
+    if (options.vocabularyId && !saved) {
+      throw ProblemException.field(
+        'vocabulary_id',
+        'vocabulary_id does not name a vocabulary of this workspace',
+      );
+    }
+    const vocabulary = combineVocabulary(saved?.words ?? [], options.inlineVocabulary);
+    const transcription = await this.dataSource.transaction(async (tx) => {
+      const workspace = await tx.getRepository(Workspace).findOne({
+        where: { id: principal.workspaceId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!workspace) throw ProblemException.notFound('The workspace');
+      const minimumMicro = eurToMicro(this.config.MINIMUM_BALANCE_EUR);
+      const usesFree = workspace.freeTranscriptionsRemaining > 0;
+      if (!usesFree && workspace.balanceMicro < minimumMicro) {
+        throw new ProblemException(
+          'insufficient-balance',
+          'The workspace has no free transcription left and its balance is below the minimum to start one.',
+          {
+            balance: microToEur(workspace.balanceMicro),
+            freeRemaining: workspace.freeTranscriptionsRemaining,
+            minimumBalance: this.config.MINIMUM_BALANCE_EUR,
+          },
+        );
+      }
+      if (usesFree) {
+        await tx.getRepository(Workspace).decrement({ id: workspace.id }, 'freeTranscriptionsRemaining', 1);
+      }
+      return tx.getRepository(Transcription).save(
+        tx.getRepository(Transcription).create({
+          workspaceId: principal.workspaceId,
+          userId: principal.userId,
+          model: options.model,
+          status: 'queued',
+          progress: 0,
+          originalFileName: upload.originalFileName,
+          fileSize: upload.size,
+          mimeType: upload.mimeType,
+          storageKey: upload.storageKey,
+          language: options.language === 'auto' ? null : options.language,
+          vocabulary,
+          speakerHints: options.speakers,
+          usesFreeTranscription: usesFree,
+        }),
+      );
+    });
+    await this.queue.enqueueOrDefer(transcription.id, transcription.model);
+    return transcription;
+  }
+
+  async get(workspaceId: string, id: string): Promise<Transcription> {
+    const transcription = await this.transcriptions.findOne({ where: { workspaceId, id } });
+    if (!transcription) throw ProblemException.notFound('The transcription');
+    return transcription;
+  }
+
+  /** Newest first, ties broken by id; the cursor is the id of the previous page's last item. */
+  async list(workspaceId: string, query: ListTranscriptionsQueryDto): Promise<TranscriptionPage> {
+    const builder = this.transcriptions
+      .createQueryBuilder('t')
+      .where('t.workspace_id = :workspaceId', { workspaceId })
+      .orderBy('t.created_on', 'DESC')
+      .addOrderBy('t.id', 'DESC')
+      .take(query.limit + 1);
+    if (query.status) builder.andWhere('t.status = :status', { status: query.status });
+    if (query.model) builder.andWhere('t.model = :model', { model: query.model });
+    if (query.search) {
+      const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      builder.andWhere(
+        new Brackets((where) =>
+          where
+            .where('t.original_file_name ILIKE :pattern', { pattern })
+            .orWhere('t.result_text ILIKE :pattern', { pattern }),
+        ),
+      );
+    }
+    if (query.cursor) {
+      const anchor = await this.transcriptions.findOne({
+        where: { workspaceId, id: query.cursor.toLowerCase() },
+        select: { id: true, createdOn: true },
+      });
+      if (!anchor)
+        throw ProblemException.field('cursor', 'cursor does not name a transcription of this workspace');
+      builder.andWhere('(t.created_on, t.id) < (:anchorCreated, :anchorId)', {
+        anchorCreated: anchor.createdOn,
+        anchorId: anchor.id,
+      });
+    }
+    const rows = await builder.getMany();
+    const hasMore = rows.length > query.limit;
+    const items = rows.slice(0, query.limit);
+    return { items, hasMore, cursor: hasMore ? items[items.length - 1].id : null };
+  }
+
+  /**
+   * Hard delete from any state: the record, the stored file, a waiting job; a running job is told to stop.
+   * A free transcription reserved by an unfinished job is given back; nothing is billed.
+   */
+  async delete(workspaceId: string, id: string): Promise<void> {
+    const removed = await this.dataSource.transaction(async (tx) => {
+      const transcription = await tx.getRepository(Transcription).findOne({
+        where: { workspaceId, id },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!transcription) throw ProblemException.notFound('The transcription');
+      if (transcription.usesFreeTranscription && transcription.status !== 'completed') {
+        await tx.getRepository(Workspace).increment({ id: workspaceId }, 'freeTranscriptionsRemaining', 1);
+      }
+      await tx.getRepository(Transcription).delete({ id });
+      return transcription;
+    });
+    if (removed.status === 'queued' || removed.status === 'processing') {
+      await this.queue.removeIfWaiting(id).catch(() => undefined);
+      await this.events.publishCancel(id);
+    }
+    if (removed.storageKey) {
+      await this.storage.delete(removed.storageKey).catch((error: Error) => {
+        this.logger.error(`Stored file ${removed.storageKey} of deleted ${id} not removed: ${error.message}`);
+      });
+    }
+  }
+
+  async export(workspaceId: string, id: string, format: string | undefined): Promise<RenderedExport> {
+    const transcription = await this.get(workspaceId, id);
+    if (!isExportFormat(format)) {
+      throw new ProblemException('invalid-format', `format must be one of ${EXPORT_FORMATS.join(', ')}.`);
+    }
+    if (transcription.status !== 'completed') {
+      throw new ProblemException(
+        'not-ready',
+        `The transcription is ${transcription.status}; exports need it completed.`,
+      );
+    }
+    return renderExport(
+      {
+        id: transcription.id,
+        originalFileName: transcription.originalFileName,
+        model: transcription.model,
+        createdOn: transcription.createdOn,
+        completedAt: transcription.completedAt,
+        duration: transcription.duration,
+        language: transcription.language,
+        detectedLanguage: transcription.detectedLanguage,
+        resultText: transcription.resultText,
+        speakerCount: transcription.speakerCount,
+        wordCount: transcription.wordCount,
+        words: transcription.resultJson?.words ?? [],
+      },
+      format,
+    );
+  }
+}

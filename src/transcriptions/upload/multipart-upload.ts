@@ -1,0 +1,135 @@
+import busboy from 'busboy';
+import { createHash, randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { PassThrough, Transform } from 'node:stream';
+import { ProblemException } from '../../common/problem/problem.exception';
+import type { FileStorage } from '../../storage/file-storage';
+
+/** 500 MB, decimal, as documented. */
+export const MAX_UPLOAD_BYTES = 500_000_000;
+/** Room for the multipart envelope around a file of the maximum size. */
+const MULTIPART_OVERHEAD_BYTES = 1_000_000;
+const SIGNATURE_BYTES = 4100;
+
+export interface StoredUpload {
+  storageKey: string;
+  originalFileName: string;
+  size: number;
+  sha256: string;
+  /** The first bytes, for type detection. */
+  head: Buffer;
+}
+
+export interface ParsedUpload {
+  fields: Record<string, string>;
+  file: StoredUpload | null;
+}
+
+const tooLarge = (): ProblemException =>
+  new ProblemException(
+    'file-too-large',
+    `The file exceeds the ${MAX_UPLOAD_BYTES / 1_000_000} MB limit.`,
+    {},
+    { Connection: 'close' },
+  );
+
+/**
+ * Streams a multipart upload: the `file` part goes straight to storage (never buffered whole) while being
+ * hashed; text fields are collected. Stops reading as soon as the size limit is passed and removes the
+ * partial file.
+ */
+export function parseMultipartUpload(
+  request: IncomingMessage,
+  storage: FileStorage,
+  maxBytes = MAX_UPLOAD_BYTES,
+): Promise<ParsedUpload> {
+  const declaredLength = Number(request.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declaredLength) && declaredLength > maxBytes + MULTIPART_OVERHEAD_BYTES) {
+    return Promise.reject(tooLarge());
+  }
+  return new Promise<ParsedUpload>((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: request.headers,
+        limits: { fileSize: maxBytes, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 30 },
+        defParamCharset: 'utf8',
+      });
+    } catch {
+      reject(new ProblemException('malformed-request', 'The multipart body has no valid boundary.'));
+      return;
+    }
+    const fields: Record<string, string> = {};
+    let stored: Promise<StoredUpload> | null = null;
+    let failed = false;
+    const fail = (problem: unknown): void => {
+      if (failed) return;
+      failed = true;
+      request.unpipe(parser);
+      void stored?.then((upload) => storage.delete(upload.storageKey)).catch(() => undefined);
+      reject(problem instanceof Error ? problem : new Error(String(problem)));
+    };
+
+    parser.on('field', (name, value) => {
+      fields[name] = value;
+    });
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file' || stored) {
+        stream.resume();
+        return;
+      }
+      const storageKey = `uploads/${new Date().toISOString().slice(0, 10)}/${randomUUID()}`;
+      const hash = createHash('sha256');
+      const headChunks: Buffer[] = [];
+      let headLength = 0;
+      const inspect = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          hash.update(chunk);
+          if (headLength < SIGNATURE_BYTES) {
+            headChunks.push(chunk.subarray(0, SIGNATURE_BYTES - headLength));
+            headLength += Math.min(chunk.length, SIGNATURE_BYTES - headLength);
+          }
+          callback(null, chunk);
+        },
+      });
+      stream.on('limit', () => {
+        stream.unpipe(inspect);
+        inspect.destroy();
+        fail(tooLarge());
+      });
+      const body = new PassThrough();
+      stream.pipe(inspect).pipe(body);
+      stored = storage.write(storageKey, body).then((size) => ({
+        storageKey,
+        originalFileName: cleanFileName(info.filename),
+        size,
+        sha256: hash.digest('hex'),
+        head: Buffer.concat(headChunks),
+      }));
+      stored.catch(() => undefined);
+    });
+    parser.on('error', () =>
+      fail(new ProblemException('malformed-request', 'The multipart body is malformed.')),
+    );
+    parser.on('close', () => {
+      if (failed) return;
+      if (!stored) return resolve({ fields, file: null });
+      stored.then(
+        (file) => (failed ? storage.delete(file.storageKey) : resolve({ fields, file })),
+        (error: unknown) => fail(error),
+      );
+    });
+    request.on('aborted', () => fail(new ProblemException('malformed-request', 'The upload was aborted.')));
+    request.pipe(parser);
+  });
+}
+
+/** Keeps the base name only (no client paths), without control characters, at most 255 characters. */
+export function cleanFileName(name: string | undefined): string {
+  const base = (name ?? '').split(/[\\/]/).pop() ?? '';
+  const cleaned = [...base]
+    .filter((character) => character.charCodeAt(0) > 0x1f && character.charCodeAt(0) !== 0x7f)
+    .join('')
+    .trim();
+  return (cleaned || 'upload').slice(0, 255);
+}

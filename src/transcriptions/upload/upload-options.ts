@@ -1,0 +1,156 @@
+import { isUuid } from '../../common/http/resource-id.pipe';
+import { ProblemException } from '../../common/problem/problem.exception';
+import type { ModelTier, SpeakerHints } from '../../engine/engine.types';
+import { LANGUAGE_CODES } from '../../languages/languages';
+import { MODEL_TIERS } from '../transcription.entity';
+
+export interface UploadOptions {
+  model: ModelTier;
+  /** ISO 639-1 code or 'auto'. */
+  language: string;
+  inlineVocabulary: string[];
+  vocabularyId: string | null;
+  speakers: SpeakerHints;
+}
+
+export const MAX_VOCABULARY_WORDS = 500;
+
+const KNOWN_FIELDS = new Set([
+  'model',
+  'language',
+  'vocabulary',
+  'vocabulary_id',
+  'vocabularyId',
+  'num_speakers',
+  'min_speakers',
+  'max_speakers',
+]);
+
+/** Reads and checks the text fields of an upload; each failure is the problem the spec names for it. */
+export function parseUploadOptions(fields: Record<string, string>): UploadOptions {
+  const unknown = Object.keys(fields).filter((name) => !KNOWN_FIELDS.has(name));
+  if (unknown.length > 0) {
+    throw ProblemException.validation({
+      fieldErrors: Object.fromEntries(unknown.map((name) => [name, [`${name} is not a known field`]])),
+    });
+  }
+  return {
+    model: parseModel(fields.model),
+    language: parseLanguage(fields.language),
+    inlineVocabulary: parseVocabulary(fields.vocabulary),
+    vocabularyId: parseVocabularyId(fields.vocabulary_id, fields.vocabularyId),
+    speakers: parseSpeakerHints(fields),
+  };
+}
+
+function parseModel(raw: string | undefined): ModelTier {
+  const value = raw?.trim() || 'standard';
+  if (!(MODEL_TIERS as readonly string[]).includes(value)) {
+    throw new ProblemException(
+      'invalid-model',
+      `model must be one of ${MODEL_TIERS.join(', ')}; got ${JSON.stringify(raw)}.`,
+    );
+  }
+  return value as ModelTier;
+}
+
+function parseLanguage(raw: string | undefined): string {
+  const value = raw?.trim().toLowerCase() || 'auto';
+  if (value !== 'auto' && !LANGUAGE_CODES.has(value)) {
+    throw ProblemException.field(
+      'language',
+      'language must be `auto` or one of the codes of GET /v1/languages',
+    );
+  }
+  return value;
+}
+
+/** A JSON array of strings, or a comma-separated string. */
+function parseVocabulary(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  let words: unknown;
+  if (raw.trim().startsWith('[')) {
+    try {
+      words = JSON.parse(raw);
+    } catch {
+      throw ProblemException.field('vocabulary', 'vocabulary is not a valid JSON array');
+    }
+    if (!Array.isArray(words) || !words.every((word) => typeof word === 'string')) {
+      throw ProblemException.field('vocabulary', 'vocabulary must be an array of strings');
+    }
+  } else {
+    words = raw.split(',');
+  }
+  const cleaned = (words as string[]).map((word) => word.trim()).filter((word) => word.length > 0);
+  if (cleaned.length > MAX_VOCABULARY_WORDS) {
+    throw ProblemException.field('vocabulary', `vocabulary has more than ${MAX_VOCABULARY_WORDS} words`);
+  }
+  return cleaned;
+}
+
+function parseVocabularyId(formal: string | undefined, alias: string | undefined): string | null {
+  const values = [formal, alias].map((value) => value?.trim()).filter((value): value is string => !!value);
+  if (values.length === 0) return null;
+  if (values.length === 2 && values[0].toLowerCase() !== values[1].toLowerCase()) {
+    throw ProblemException.field(
+      'vocabulary_id',
+      'vocabulary_id and vocabularyId name different vocabularies',
+    );
+  }
+  if (!isUuid(values[0])) throw ProblemException.field('vocabulary_id', 'vocabulary_id must be a UUID');
+  return values[0].toLowerCase();
+}
+
+function parseSpeakerCount(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 50) {
+    throw new ProblemException('invalid-speaker-hint', `${name} must be a whole number from 1 to 50.`);
+  }
+  return value;
+}
+
+function parseSpeakerHints(fields: Record<string, string>): SpeakerHints {
+  const exact = parseSpeakerCount('num_speakers', fields.num_speakers);
+  const min = parseSpeakerCount('min_speakers', fields.min_speakers);
+  const max = parseSpeakerCount('max_speakers', fields.max_speakers);
+  if (exact !== undefined) {
+    if (min !== undefined || max !== undefined) {
+      throw new ProblemException(
+        'invalid-speaker-hint',
+        'num_speakers cannot be combined with min_speakers/max_speakers.',
+      );
+    }
+    return { exact };
+  }
+  if (min === undefined && max === undefined) return {};
+  if (min === undefined || max === undefined) {
+    throw new ProblemException(
+      'invalid-speaker-hint',
+      'min_speakers and max_speakers must be sent together.',
+    );
+  }
+  if (min > max)
+    throw new ProblemException('invalid-speaker-hint', 'min_speakers must not exceed max_speakers.');
+  return { min, max };
+}
+
+/** Saved words first, then inline ones, de-duplicated case-insensitively (documented decision). */
+export function combineVocabulary(saved: string[], inline: string[]): string[] {
+  const seen = new Set<string>();
+  const combined: string[] = [];
+  for (const word of [...saved, ...inline]) {
+    const key = word.toLowerCase();
+    if (!seen.has(key)) {
+      seen.add(key);
+      combined.push(word);
+    }
+  }
+  if (combined.length > MAX_VOCABULARY_WORDS) {
+    throw ProblemException.field(
+      'vocabulary',
+      `saved and inline vocabulary together exceed ${MAX_VOCABULARY_WORDS} words`,
+    );
+  }
+  return combined;
+}
