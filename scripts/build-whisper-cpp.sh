@@ -40,8 +40,11 @@ STAMP_FILE="$PREFIX/VERSION"
 STAMP="whisper.cpp ${WHISPER_CPP_VERSION} from nodejs-whisper@${NODEJS_WHISPER_VERSION}; ${CMAKE_FLAGS[*]}"
 JOBS="${WHISPER_CPP_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
+# The binary must report the pinned version itself, not only carry a matching stamp.
+installed_version() { "$BIN_DIR/whisper-cli" --version 2>/dev/null | sed -n 's/^whisper.cpp version: //p'; }
+
 if [[ "${WHISPER_CPP_FORCE:-0}" != "1" && -x "$BIN_DIR/whisper-cli" && -x "$BIN_DIR/whisper-server" \
-  && -f "$STAMP_FILE" && "$(cat "$STAMP_FILE")" == "$STAMP" ]]; then
+  && -f "$STAMP_FILE" && "$(cat "$STAMP_FILE")" == "$STAMP" && "$(installed_version)" == "$WHISPER_CPP_VERSION" ]]; then
   echo "whisper.cpp ${WHISPER_CPP_VERSION} already built in $BIN_DIR (delete $STAMP_FILE or set WHISPER_CPP_FORCE=1 to rebuild)"
   exit 0
 fi
@@ -86,6 +89,10 @@ for bin in whisper-cli whisper-server; do
   mv -f "$BIN_DIR/$bin.tmp" "$BIN_DIR/$bin"
 done
 cp "$SRC/LICENSE" "$PREFIX/LICENSE"
+if [[ "$(installed_version)" != "$WHISPER_CPP_VERSION" ]]; then
+  echo "build-whisper-cpp: built whisper-cli reports version '$(installed_version)', expected $WHISPER_CPP_VERSION" >&2
+  exit 1
+fi
 # Written last, so an interrupted build is never mistaken for a finished one.
 echo "$STAMP" >"$STAMP_FILE"
 
