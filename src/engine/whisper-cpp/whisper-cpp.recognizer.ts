@@ -29,9 +29,10 @@ const STDERR_TAIL_BYTES = 4096;
 const MODEL_LOAD_FAILED = 'failed to initialize whisper context';
 
 /**
- * Runs one `whisper-cli` process per chunk. We measured model load at 60–180 ms against 0.5–3.7 s of encoding
- * for tiny/base-sized models on 2 cores, so a resident whisper-server would save little while adding a
- * long-lived process to supervise; a per-chunk process is also trivially killable on abort.
+ * Runs one `whisper-cli` process per chunk. Measured on 2 cores (docs/whisper-models.md): model load is
+ * 78/104/333 ms of a 1.5/3.8/13.9 s run for tiny/base/small-sized models, and a resident whisper-server was
+ * no faster per 25 s chunk (it serves one request at a time and adds a language-probability pass). A process
+ * per chunk needs no supervision and is killed outright on abort.
  */
 export class WhisperCppRecognizer implements Recognizer {
   readonly name = 'whisper.cpp';
