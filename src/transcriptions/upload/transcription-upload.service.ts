@@ -32,11 +32,13 @@ export class TranscriptionUploadService {
     if (!request.is('multipart/form-data')) {
       throw new ProblemException('unsupported-media-type', 'Upload the file as multipart/form-data.');
     }
-    const key = parseIdempotencyKey(request.headers['idempotency-key']);
+    // The body is read before anything else is refused, so clients are never cut off mid-upload
+    // (only the size limit stops reading early, by design).
     const { fields, file } = await parseMultipartUpload(request, this.storage);
     if (!file) throw new ProblemException('missing-file', 'The multipart field `file` is missing.');
     let claimedRecord: string | null = null;
     try {
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const options = parseUploadOptions(fields);
       const mimeType = await this.detectMediaType(file);
       if (key) {

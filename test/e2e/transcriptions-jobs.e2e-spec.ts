@@ -1,0 +1,283 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { LedgerEntry } from '../../src/billing/ledger-entry.entity';
+import { Transcription } from '../../src/transcriptions/transcription.entity';
+import { expectEventFrameMatchesSpec, expectMatchesSpec } from '../support/openapi-contract';
+import { sharedAudio } from '../support/shared-paths';
+import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { generatedAudio, upload, waitForTerminal } from '../support/transcriptions';
+
+type Word = { word: string; start: number; end: number; speaker: string | null };
+
+/** Real jobs on real clips: upload → queue → engine child process → result, on this machine. */
+describe('Transcription jobs on real audio', () => {
+  let t: TestApp;
+  let apiKey: string;
+  let workspaceId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ WORKER_CONCURRENCY: '2', JOB_BACKOFF_MS: '200' });
+    ({ apiKey, workspaceId } = await t.createWorkspace({
+      name: 'Jobs',
+      balanceEur: 1,
+      freeTranscriptions: 0,
+    }));
+  });
+  afterAll(() => t.close());
+
+  async function transcribe(file: string, fields: Record<string, string> = {}, key = apiKey) {
+    const response = await upload(t, key, file, fields);
+    expect(response.status).toBe(202);
+    return waitForTerminal(t, key, response.body.data.id, 90_000);
+  }
+
+  it('transcribes English speech with word timings, one speaker, language and an exact charge', async () => {
+    const before = (await t.http().get('/v1/account/balance').set(bearer(apiKey))).body.data
+      .balance as number;
+    const { status, body } = await transcribe(sharedAudio('whisper.cpp/jfk.wav'));
+    expect(status).toBe('completed');
+    const data = body.data as Record<string, unknown> & { resultJson: { words: Word[] } };
+    expect(data.resultText).toMatch(/country/);
+    expect(data).toMatchObject({
+      progress: 100,
+      language: null,
+      detectedLanguage: 'en',
+      speakerCount: 1,
+      errorMessage: null,
+      completedAt: expect.any(String),
+    });
+    expect(data.duration).toBeCloseTo(11, 0);
+    const words = data.resultJson.words;
+    expect(data.wordCount).toBe(words.length);
+    expect(words.length).toBeGreaterThan(10);
+    let previousStart = 0;
+    for (const word of words) {
+      expect(word.start).toBeGreaterThanOrEqual(previousStart);
+      expect(word.end).toBeGreaterThanOrEqual(word.start);
+      expect(word.end).toBeLessThanOrEqual(11.1);
+      expect(word.speaker).toBe('SPEAKER_00');
+      previousStart = word.start;
+    }
+    // 11 s standard: ceil(11) × 0.003 / 60 = 0.00055 EUR, charged once through the ledger.
+    expect(data.cost).toBe(0.00055);
+    const after = (await t.http().get('/v1/account/balance').set(bearer(apiKey))).body.data.balance as number;
+    expect(Math.round((before - after) * 1e6)).toBe(550);
+    const charges = await t.app
+      .get(DataSource)
+      .getRepository(LedgerEntry)
+      .find({ where: { transcriptionId: data.id as string } });
+    expect(charges.map((entry) => entry.amountMicro)).toEqual([-550]);
+  });
+
+  it.each([
+    ['FLAC 44.1 kHz stereo', () => sharedAudio('openai-whisper/jfk.flac'), /country/],
+    ['Ogg/Opus', () => sharedAudio('coqui-stt/LDC93S1_opus.opus'), /\w+/],
+    [
+      'MP3',
+      () => generatedAudio('goforward.mp3', ['-i', sharedAudio('pocketsphinx/goforward.wav')]),
+      /forward/,
+    ],
+    [
+      'WebM/Opus',
+      () =>
+        generatedAudio('goforward.webm', [
+          '-i',
+          sharedAudio('pocketsphinx/goforward.wav'),
+          '-c:a',
+          'libopus',
+        ]),
+      /forward/,
+    ],
+    [
+      'MP4 video with speech',
+      () =>
+        generatedAudio('goforward.mp4', [
+          '-f',
+          'lavfi',
+          '-i',
+          'color=c=black:s=64x64:d=3',
+          '-i',
+          sharedAudio('pocketsphinx/goforward.wav'),
+          '-shortest',
+          '-c:v',
+          'libx264',
+          '-c:a',
+          'aac',
+        ]),
+      /forward/,
+    ],
+  ])('transcribes %s', async (_kind, file, expected) => {
+    const { status, body } = await transcribe(file());
+    expect(body.data.errorMessage).toBeNull();
+    expect(status).toBe('completed');
+    expect(body.data.resultText).toMatch(expected);
+  });
+
+  it.each([
+    ['near-silence', () => sharedAudio('kaldi-gstreamer-server/silence.wav'), /^NO_SPOKEN_AUDIO: /],
+    [
+      '5 s of digital silence',
+      () => generatedAudio('silence.wav', ['-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '5']),
+      /^NO_SPOKEN_AUDIO: /,
+    ],
+    ['music-only video', () => sharedAudio('lhotse/big_buck_bunny_small.mp4'), /^NO_SPOKEN_AUDIO: /],
+    ['an empty WAV (0 s)', () => sharedAudio('pocketsphinx/null.wav'), /^AUDIO_TOO_SHORT: /],
+    [
+      '0.5 s of speech',
+      () => generatedAudio('short.wav', ['-i', sharedAudio('pocketsphinx/goforward.wav'), '-t', '0.5']),
+      /^AUDIO_TOO_SHORT: /,
+    ],
+  ])('fails %s with the right code, invents no words and bills nothing', async (_kind, file, code) => {
+    const before = (await t.http().get('/v1/account/balance').set(bearer(apiKey))).body.data.balance;
+    const { status, body } = await transcribe(file());
+    expect(status).toBe('failed');
+    expect(body.data.errorMessage).toMatch(code);
+    expect(body.data.resultText).toBeNull();
+    expect(body.data.resultJson).toBeNull();
+    expect(body.data.cost).toBeNull();
+    expect((await t.http().get('/v1/account/balance').set(bearer(apiKey))).body.data.balance).toBe(before);
+  });
+
+  it('fails German with an explicit language as UNSUPPORTED_LANGUAGE and gives the free transcription back', async () => {
+    const trial = await t.createWorkspace({ name: 'Trial jobs', balanceEur: 0, freeTranscriptions: 1 });
+    const { status, body } = await transcribe(
+      sharedAudio('picovoice-leopard/test_de.wav'),
+      { language: 'de' },
+      trial.apiKey,
+    );
+    expect(status).toBe('failed');
+    expect(body.data.errorMessage).toMatch(/^UNSUPPORTED_LANGUAGE: /);
+    const balance = await t.http().get('/v1/account/balance').set(bearer(trial.apiKey));
+    expect(balance.body.data.freeTranscriptionsRemaining).toBe(1);
+  });
+
+  it('a vocabulary changes what the recogniser hears on a real clip', async () => {
+    const clip = sharedAudio('coqui-stt/LDC93S1.wav');
+    const plain = await transcribe(clip);
+    const boosted = await transcribe(clip, { vocabulary: '["greasy", "wash water", "dark suit"]' });
+    expect(plain.body.data.resultText).not.toMatch(/greasy/);
+    expect(boosted.body.data.resultText).toMatch(/greasy/);
+  });
+
+  it('labels speakers on a three-speaker clip when told how many there are', async () => {
+    const { status, body } = await transcribe(sharedAudio('picovoice-falcon/test.wav'), {
+      num_speakers: '3',
+    });
+    expect(status).toBe('completed');
+    expect(body.data.speakerCount).toBe(3);
+    const speakers = new Set((body.data.resultJson as { words: Word[] }).words.map((word) => word.speaker));
+    expect(speakers).toEqual(new Set(['SPEAKER_00', 'SPEAKER_01', 'SPEAKER_02']));
+  });
+
+  it('streams state over SSE: current state first, progress that moves, closes after completed', async () => {
+    const created = await upload(t, apiKey, sharedAudio('speechbrain/LJ050-0131.wav'));
+    const id = created.body.data.id as string;
+    const response = await t
+      .http()
+      .get(`/v1/transcriptions/${id}/events`)
+      .set(bearer(apiKey))
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => done(null, text));
+      });
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
+    expectMatchesSpec({ ...response, body: undefined }, 'streamTranscriptionEvents');
+    const frames = (response.body as string)
+      .split('\n\n')
+      .filter((block) => block.startsWith('data: '))
+      .map((block) => JSON.parse(block.slice(6)) as { status: string; progress: number });
+    frames.forEach((frame) => expectEventFrameMatchesSpec(frame));
+    expect(['queued', 'processing']).toContain(frames[0].status);
+    expect(frames[frames.length - 1]).toEqual({ status: 'completed', progress: 100 });
+    const processing = frames.filter((frame) => frame.status === 'processing').map((frame) => frame.progress);
+    expect(new Set(processing).size).toBeGreaterThanOrEqual(3);
+    expect([...processing].sort((a, b) => a - b)).toEqual(processing);
+
+    const again = await t
+      .http()
+      .get(`/v1/transcriptions/${id}/events`)
+      .set(bearer(apiKey))
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => done(null, text));
+      });
+    expect(again.body).toBe('data: {"status":"completed","progress":100}\n\n');
+  });
+
+  it('exports a completed transcription in all five formats', async () => {
+    const created = await upload(t, apiKey, sharedAudio('pocketsphinx/goforward.wav'));
+    const { status } = await waitForTerminal(t, apiKey, created.body.data.id);
+    expect(status).toBe('completed');
+    const types: Record<string, RegExp> = {
+      txt: /^text\/plain/,
+      srt: /^text\/srt/,
+      vtt: /^text\/vtt/,
+      json: /^application\/json/,
+      docx: /^application\/vnd\.openxmlformats-officedocument\.wordprocessingml\.document/,
+    };
+    for (const [format, type] of Object.entries(types)) {
+      const response = await t
+        .http()
+        .get(`/v1/transcriptions/${created.body.data.id}/export?format=${format}`)
+        .set(bearer(apiKey))
+        .buffer(true)
+        .parse((res, done) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => done(null, Buffer.concat(chunks)));
+        });
+      expect({ format, status: response.status }).toEqual({ format, status: 200 });
+      expect(response.headers['content-type']).toMatch(type);
+      expect(response.headers['content-disposition']).toMatch(
+        new RegExp(`^attachment; filename="goforward\\.${format}"`),
+      );
+      expectMatchesSpec(
+        { ...response, body: format === 'json' ? JSON.parse(response.body.toString()) : undefined },
+        'exportTranscription',
+      );
+      const body = response.body as Buffer;
+      if (format === 'vtt') expect(body.toString()).toMatch(/^WEBVTT\n[\s\S]*<v Speaker 1>/);
+      if (format === 'srt') expect(body.toString()).toMatch(/^1\n00:00:\d\d,\d{3} --> 00:00:\d\d,\d{3}\n/);
+      if (format === 'docx') expect(body.subarray(0, 2).toString()).toBe('PK');
+    }
+  });
+
+  it('deleting a running job stops it, removes the file, bills nothing; then 404', async () => {
+    const created = await upload(t, apiKey, sharedAudio('faster-whisper/multilingual.mp3'));
+    const id = created.body.data.id as string;
+    const deadline = Date.now() + 30_000;
+    while (
+      (await t.http().get(`/v1/transcriptions/${id}/status`).set(bearer(apiKey))).body.data.status !==
+      'processing'
+    ) {
+      if (Date.now() > deadline) throw new Error('job never started');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const row = await t.app.get(DataSource).getRepository(Transcription).findOneOrFail({ where: { id } });
+    const stored = join(t.config.STORAGE_DIR, row.storageKey ?? '');
+    expect(existsSync(stored)).toBe(true);
+    const deleted = await t.http().delete(`/v1/transcriptions/${id}`).set(bearer(apiKey));
+    expect(deleted.status).toBe(204);
+    expectMatchesSpec(deleted, 'deleteTranscription');
+    expect(existsSync(stored)).toBe(false);
+    for (const path of [`/v1/transcriptions/${id}`, `/v1/transcriptions/${id}/status`]) {
+      const gone = await t.http().get(path).set(bearer(apiKey));
+      expect(gone.status).toBe(404);
+    }
+    const again = await t.http().delete(`/v1/transcriptions/${id}`).set(bearer(apiKey));
+    expect(again.status).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const charges = await t.app
+      .get(DataSource)
+      .getRepository(LedgerEntry)
+      .count({ where: { transcriptionId: id } });
+    expect(charges).toBe(0);
+    expect(workspaceId).toBeDefined();
+  });
+});

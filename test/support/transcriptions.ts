@@ -1,0 +1,98 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { Transcription } from '../../src/transcriptions/transcription.entity';
+import { expectMatchesSpec } from './openapi-contract';
+import { bearer, TestApp } from './test-app';
+
+export interface TerminalState {
+  status: 'completed' | 'failed';
+  body: { data: Record<string, unknown> & { errorMessage: string | null; resultText: string | null } };
+}
+
+/** Uploads a file with optional form fields; the response is checked against the contract. */
+export async function upload(
+  t: TestApp,
+  apiKey: string,
+  file: string,
+  fields: Record<string, string> = {},
+  headers: Record<string, string> = {},
+) {
+  let request = t.http().post('/v1/transcriptions').set(bearer(apiKey)).set(headers);
+  for (const [name, value] of Object.entries(fields)) request = request.field(name, value);
+  const response = await request.attach('file', file);
+  expectMatchesSpec(response, 'createTranscription');
+  return response;
+}
+
+/** Polls the status endpoint until the job ends, within a deadline; returns the validated detail. */
+export async function waitForTerminal(
+  t: TestApp,
+  apiKey: string,
+  id: string,
+  deadlineMs = 60_000,
+): Promise<TerminalState> {
+  const deadline = Date.now() + deadlineMs;
+  while (Date.now() < deadline) {
+    const status = await t.http().get(`/v1/transcriptions/${id}/status`).set(bearer(apiKey));
+    expectMatchesSpec(status, 'getTranscriptionStatus');
+    if (status.body.data.status === 'completed' || status.body.data.status === 'failed') {
+      const detail = await t.http().get(`/v1/transcriptions/${id}`).set(bearer(apiKey));
+      expectMatchesSpec(detail, 'getTranscription');
+      return { status: status.body.data.status, body: detail.body };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`transcription ${id} did not finish within ${deadlineMs} ms`);
+}
+
+/** Audio made for a test with ffmpeg/sox in a temporary folder (never committed). */
+export function generatedAudio(name: string, ffmpegArgs: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'stt-audio-'));
+  const path = join(dir, name);
+  execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...ffmpegArgs, path]);
+  return path;
+}
+
+/** Inserts a transcription row directly (list/read tests that do not need the engine). */
+export async function insertTranscription(
+  t: TestApp,
+  workspaceId: string,
+  overrides: Partial<Transcription> = {},
+): Promise<Transcription> {
+  const repository = t.app.get(DataSource).getRepository(Transcription);
+  return repository.save(
+    repository.create({
+      workspaceId,
+      userId: null,
+      model: 'standard',
+      status: 'completed',
+      progress: 100,
+      originalFileName: 'meeting.wav',
+      fileSize: 1000,
+      mimeType: 'audio/wav',
+      storageKey: null,
+      duration: 4.2,
+      language: null,
+      detectedLanguage: 'en',
+      vocabulary: [],
+      speakerHints: {},
+      resultText: 'Hello there. General Kenobi!',
+      resultJson: {
+        words: [
+          { word: 'Hello', start: 0.1, end: 0.5, speaker: 'SPEAKER_00' },
+          { word: 'there.', start: 0.5, end: 0.9, speaker: 'SPEAKER_00' },
+          { word: 'General', start: 1.5, end: 2.0, speaker: 'SPEAKER_01' },
+          { word: 'Kenobi!', start: 2.0, end: 2.6, speaker: 'SPEAKER_01' },
+        ],
+      },
+      wordCount: 4,
+      speakerCount: 2,
+      costMicro: 250,
+      completedAt: new Date(),
+      ...overrides,
+    }),
+  );
+}
