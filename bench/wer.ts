@@ -1,11 +1,21 @@
 /**
- * Word error rate and real-time factor on the English single-speaker clips of the shared audio set.
+ * Word error rate and timing on the English single-speaker clips of the shared audio set.
  *
- *   npx tsc -p tsconfig.bench.json && node dist-bench/bench/wer.js [--only SUBSTRING]
- *   node dist-bench/bench/wer.js --service http://localhost:3000 --api-key svc_live_...
+ *   npx tsc -p tsconfig.bench.json && node dist-bench/bench/wer.js [--only SUBSTRING] [--long]
+ *   node dist-bench/bench/wer.js --service http://127.0.0.1:3000 --api-key KEY [--long]
+ *   npm run bench:wer            # = the second form against a throwaway service (bench/run-service.ts), with --long
  *
- * Per clip: (a) the bare pocketsphinx_continuous CLI on a 16 kHz mono WAV made by ffmpeg, (b) our pipeline
- * in-process (decode, Silero VAD, chunked in-process PocketSphinx), or (c) with --service, the running service.
+ * Per clip: (a) the bare pocketsphinx_continuous CLI on a 16 kHz mono WAV made by ffmpeg beforehand (the timed part
+ * is the CLI process alone, model load included); (b) our pipeline in-process, warm (decode, Silero VAD, chunked
+ * in-process PocketSphinx, no diarization; model load paid once before the loop). With --service also
+ * (c) the engine child process exactly as the worker runs it (fork + model load + decode + VAD + recognition +
+ * classical diarization, no HTTP/DB/queue) and (d) the service end to end: upload → 202 → terminal status seen on
+ * the SSE stream; the overhead ratio is (d) / (a).
+ * --long adds a generated 10-minute MP3 (the clips concatenated and looped, written to the temp folder and deleted):
+ * its decode time, and with --service the CLI and service times on it.
+ *
+ * Clips whose reference is a model's output are left out (MANIFEST ref_kind "MODEL OUTPUT") or, when the reference
+ * is Whisper output that matches the known speech (JFK, mm1), scored in their own group, outside the overall.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -14,32 +24,56 @@ import * as path from 'node:path';
 import { SHARED_DIR } from '../test/support/shared-paths';
 import { decodeToPcm } from '../src/engine/audio/ffmpeg-decoder';
 import { defaultEngineSettings } from '../src/engine/engine-settings';
-import type { Diarizer } from '../src/engine/engine.types';
+import type { Diarizer, TranscribeRequest } from '../src/engine/engine.types';
 import { TranscriptionPipeline } from '../src/engine/pipeline/transcription-pipeline';
 import { PocketSphinxRecognizer } from '../src/engine/pocketsphinx/pocketsphinx-recognizer';
+import { EngineRunner } from '../src/engine/runner/engine-runner';
 import { SileroSpeechDetector } from '../src/engine/speech/silero-speech-detector';
+import {
+  serviceTargetFromArguments,
+  transcribeThroughService,
+  type ServiceTarget,
+} from './lib/service-client';
 import { overallWordErrorRate, wordErrorRate, type WordErrorRate } from './lib/word-error-rate';
+
+type ReferenceGroup = 'human' | 'Whisper-derived';
 
 interface Clip {
   path: string;
   reference: string;
-  group: 'human reference' | 'Whisper-derived reference';
+  refKind: string;
+  group: ReferenceGroup;
 }
 
 interface Measurement {
   wer: WordErrorRate;
-  rtf: number;
+  seconds: number;
   text: string;
 }
 
+interface ServiceMeasurement extends Measurement {
+  uploadSeconds: number;
+  serverSeconds: number | null;
+}
+
+interface Row {
+  clip: Clip;
+  duration: number;
+  cli: Measurement;
+  pipeline: Measurement;
+  child?: Measurement;
+  service?: ServiceMeasurement;
+}
+
 const AUDIO_DIR = path.join(SHARED_DIR, 'audio');
+const MODEL = '/usr/share/pocketsphinx/model/en-us';
 
 function argument(name: string): string | undefined {
   const index = process.argv.indexOf(name);
   return index >= 0 ? process.argv[index + 1] : undefined;
 }
 
-/** English, one speaker, a reference text that is not a model's output. */
+/** English, one speaker, a reference text that is not a model's uncorrected output. */
 function selectClips(): Clip[] {
   const [header, ...rows] = fs.readFileSync(path.join(AUDIO_DIR, 'MANIFEST.tsv'), 'utf8').trim().split('\n');
   const columns = header.split('\t');
@@ -50,13 +84,14 @@ function selectClips(): Clip[] {
     const field = (name: string): string => cells[columns.indexOf(name)] ?? '';
     if (field('language') !== 'en' || !field('speakers').startsWith('1') || !field('ref_transcript'))
       continue;
-    const kind = field('ref_kind');
-    if (kind.includes('MODEL OUTPUT')) continue;
+    const refKind = field('ref_kind');
+    if (refKind.includes('MODEL OUTPUT')) continue;
     if (only && !field('path').includes(only)) continue;
     clips.push({
       path: field('path'),
       reference: fs.readFileSync(path.join(AUDIO_DIR, field('ref_transcript')), 'utf8'),
-      group: /whisper/i.test(kind) ? 'Whisper-derived reference' : 'human reference',
+      refKind,
+      group: /whisper/i.test(refKind) ? 'Whisper-derived' : 'human',
     });
   }
   return clips;
@@ -66,17 +101,14 @@ function seconds(since: bigint): number {
   return Number(process.hrtime.bigint() - since) / 1e9;
 }
 
-const MODEL = '/usr/share/pocketsphinx/model/en-us';
-
-function measureCli(clip: Clip, directory: string, duration: number): Measurement {
-  const wav = path.join(directory, 'cli.wav');
+function toWav(input: string, wav: string): void {
   execFileSync('ffmpeg', [
     '-nostdin',
     '-v',
     'error',
     '-y',
     '-i',
-    path.join(AUDIO_DIR, clip.path),
+    input,
     '-ac',
     '1',
     '-ar',
@@ -85,6 +117,10 @@ function measureCli(clip: Clip, directory: string, duration: number): Measuremen
     'pcm_s16le',
     wav,
   ]);
+}
+
+/** The bare CLI on a ready 16 kHz WAV; the timed part is the pocketsphinx_continuous process alone. */
+function runCli(wav: string): { text: string; seconds: number } {
   const started = process.hrtime.bigint();
   const text = execFileSync(
     'pocketsphinx_continuous',
@@ -98,12 +134,19 @@ function measureCli(clip: Clip, directory: string, duration: number): Measuremen
       '-dict',
       `${MODEL}/cmudict-en-us.dict`,
     ],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
+    { stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024 },
   )
     .toString('utf8')
     .replace(/\s+/g, ' ')
     .trim();
-  return { text, rtf: seconds(started) / duration, wer: wordErrorRate(clip.reference, text) };
+  return { text, seconds: seconds(started) };
+}
+
+function measureCli(clip: Clip, directory: string): Measurement {
+  const wav = path.join(directory, 'cli.wav');
+  toWav(path.join(AUDIO_DIR, clip.path), wav);
+  const { text, seconds: taken } = runCli(wav);
+  return { text, seconds: taken, wer: wordErrorRate(clip.reference, text) };
 }
 
 const singleSpeaker: Diarizer = {
@@ -111,94 +154,246 @@ const singleSpeaker: Diarizer = {
   diarize: async (pcm) => [{ start: 0, end: pcm.samples.length / pcm.sampleRate, speaker: 'SPEAKER_00' }],
 };
 
-async function measurePipeline(
-  pipeline: TranscriptionPipeline,
-  clip: Clip,
-  duration: number,
-): Promise<Measurement> {
+function request(audioPath: string): TranscribeRequest {
+  return { audioPath, model: 'standard', language: 'en', vocabulary: [], speakers: {} };
+}
+
+async function measurePipeline(pipeline: TranscriptionPipeline, clip: Clip): Promise<Measurement> {
   const started = process.hrtime.bigint();
   let text = '';
   try {
-    const result = await pipeline.run({
-      audioPath: path.join(AUDIO_DIR, clip.path),
-      model: 'standard',
-      language: 'en',
-      vocabulary: [],
-      speakers: {},
-    });
-    text = result.text;
+    text = (await pipeline.run(request(path.join(AUDIO_DIR, clip.path)))).text;
   } catch (error) {
-    text = '';
     console.error(`  pipeline failed on ${clip.path}: ${(error as Error).message}`);
   }
-  return { text, rtf: seconds(started) / duration, wer: wordErrorRate(clip.reference, text) };
+  return { text, seconds: seconds(started), wer: wordErrorRate(clip.reference, text) };
+}
+
+async function measureChild(runner: EngineRunner, clip: Clip): Promise<Measurement> {
+  const started = process.hrtime.bigint();
+  let text = '';
+  try {
+    text = (await runner.run(request(path.join(AUDIO_DIR, clip.path)))).text;
+  } catch (error) {
+    console.error(`  engine child failed on ${clip.path}: ${(error as Error).message}`);
+  }
+  return { text, seconds: seconds(started), wer: wordErrorRate(clip.reference, text) };
 }
 
 async function measureService(
-  baseUrl: string,
-  apiKey: string,
-  clip: Clip,
-  duration: number,
-): Promise<Measurement> {
-  const headers = { Authorization: `Bearer ${apiKey}`, 'X-API-Key': apiKey };
-  const started = process.hrtime.bigint();
-  const form = new FormData();
-  form.append('file', new Blob([fs.readFileSync(path.join(AUDIO_DIR, clip.path))]), path.basename(clip.path));
-  form.append('language', 'en');
-  const created = await fetch(`${baseUrl}/v1/transcriptions`, { method: 'POST', body: form, headers });
-  if (created.status !== 202)
-    throw new Error(`upload of ${clip.path} answered ${created.status}: ${await created.text()}`);
-  const { data } = (await created.json()) as { data: { id: string } };
-  const deadline = Date.now() + 10 * 60 * 1000;
-  for (;;) {
-    if (Date.now() > deadline) throw new Error(`${clip.path} did not complete in 10 minutes`);
-    const status = (await (
-      await fetch(`${baseUrl}/v1/transcriptions/${data.id}/status`, { headers })
-    ).json()) as {
-      data: { status: string };
-    };
-    if (status.data.status === 'completed') break;
-    if (status.data.status === 'failed') break;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+  target: ServiceTarget,
+  file: string,
+  reference: string,
+): Promise<ServiceMeasurement> {
+  const run = await transcribeThroughService(target, file, { language: 'en' });
+  const { transcription } = run;
+  if (transcription.status !== 'completed') {
+    console.error(
+      `  service job ${transcription.id} on ${file}: ${transcription.status} ${transcription.errorMessage ?? ''}`,
+    );
   }
-  const record = (await (await fetch(`${baseUrl}/v1/transcriptions/${data.id}`, { headers })).json()) as {
-    data: { resultText: string | null };
+  const text = transcription.resultText ?? '';
+  return {
+    text,
+    seconds: run.endToEndSeconds,
+    uploadSeconds: run.uploadSeconds,
+    serverSeconds: run.serverSeconds,
+    wer: wordErrorRate(reference, text),
   };
-  const text = record.data.resultText ?? '';
-  return { text, rtf: seconds(started) / duration, wer: wordErrorRate(clip.reference, text) };
 }
 
-function percent(value: number): string {
-  return `${(value * 100).toFixed(1)} %`;
+const percent = (value: number): string => `${(value * 100).toFixed(1)} %`;
+const fixed = (value: number, digits = 2): string => value.toFixed(digits);
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
+
+function table(head: string[], rows: string[][]): string {
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
 }
 
-async function decodeBenchmark(directory: string): Promise<void> {
+/** MANIFEST ref_kind, shortened: "human", "test ground truth", "test sentence", or Whisper-derived. */
+function referenceLabel(clip: Clip): string {
+  if (clip.group === 'Whisper-derived') return 'Whisper-derived (own group)';
+  return clip.refKind.replace(/\s*\(.*$/, '');
+}
+
+function werTable(rows: Row[], withService: boolean): string {
+  const head = ['clip', 'reference', 's', 'words', 'CLI WER', 'pipeline WER'];
+  if (withService) head.push('engine child WER', 'service WER');
+  const body = rows.map((row) => {
+    const cells = [
+      row.clip.path,
+      referenceLabel(row.clip),
+      fixed(row.duration),
+      String(row.cli.wer.referenceWords),
+      percent(row.cli.wer.rate),
+      percent(row.pipeline.wer.rate),
+    ];
+    if (withService) cells.push(percent(row.child?.wer.rate ?? NaN), percent(row.service?.wer.rate ?? NaN));
+    return cells;
+  });
+  for (const group of ['human', 'Whisper-derived'] as const) {
+    const members = rows.filter((row) => row.clip.group === group);
+    if (members.length === 0) continue;
+    const overall = (pick: (row: Row) => WordErrorRate | undefined): string =>
+      percent(
+        overallWordErrorRate(members.map((row) => pick(row) ?? { edits: NaN, referenceWords: 0, rate: NaN })),
+      );
+    const cells = [
+      `**overall, ${group} references (${members.length} clips)**`,
+      '',
+      fixed(sum(members.map((row) => row.duration))),
+      String(sum(members.map((row) => row.cli.wer.referenceWords))),
+      overall((row) => row.cli.wer),
+      overall((row) => row.pipeline.wer),
+    ];
+    if (withService)
+      cells.push(
+        overall((row) => row.child?.wer),
+        overall((row) => row.service?.wer),
+      );
+    body.push(cells);
+  }
+  return table(head, body);
+}
+
+function timingTable(rows: Row[], withService: boolean): string {
+  const head = ['clip', 'audio s', 'CLI s (RTF)', 'pipeline warm s (RTF)'];
+  if (withService)
+    head.push(
+      'engine child s',
+      'service end-to-end s',
+      'of which upload s',
+      'server s',
+      'ratio service / CLI',
+    );
+  const cell = (value: number, duration: number): string => `${fixed(value)} (${fixed(value / duration, 3)})`;
+  const body = rows.map((row) => {
+    const cells = [
+      row.clip.path,
+      fixed(row.duration),
+      cell(row.cli.seconds, row.duration),
+      cell(row.pipeline.seconds, row.duration),
+    ];
+    if (withService && row.child && row.service) {
+      cells.push(
+        fixed(row.child.seconds),
+        fixed(row.service.seconds),
+        fixed(row.service.uploadSeconds),
+        row.service.serverSeconds === null ? '–' : fixed(row.service.serverSeconds),
+        fixed(row.service.seconds / row.cli.seconds),
+      );
+    }
+    return cells;
+  });
+  const audio = sum(rows.map((row) => row.duration));
+  const cli = sum(rows.map((row) => row.cli.seconds));
+  const pipeline = sum(rows.map((row) => row.pipeline.seconds));
+  const total = [`**total (${rows.length} clips)**`, fixed(audio), cell(cli, audio), cell(pipeline, audio)];
+  if (withService) {
+    const service = sum(rows.map((row) => row.service?.seconds ?? NaN));
+    total.push(
+      fixed(sum(rows.map((row) => row.child?.seconds ?? NaN))),
+      fixed(service),
+      fixed(sum(rows.map((row) => row.service?.uploadSeconds ?? NaN))),
+      fixed(sum(rows.map((row) => row.service?.serverSeconds ?? NaN))),
+      `${fixed(service / cli)} (median per clip ${fixed(median(rows.map((row) => (row.service?.seconds ?? NaN) / row.cli.seconds)))})`,
+    );
+  }
+  body.push(total);
+  return table(head, body);
+}
+
+/** The selected clips as 16 kHz WAVs, concatenated and looped to 10 minutes, encoded as 128 kb/s stereo MP3. */
+function makeLongMp3(clips: Clip[], directory: string): string {
+  const list: string[] = [];
+  clips.forEach((clip, index) => {
+    const wav = path.join(directory, `part-${index}.wav`);
+    toWav(path.join(AUDIO_DIR, clip.path), wav);
+    list.push(`file '${wav}'`);
+  });
+  const listFile = path.join(directory, 'parts.txt');
+  fs.writeFileSync(listFile, `${list.join('\n')}\n`);
   const mp3 = path.join(directory, 'ten-minutes.mp3');
   execFileSync('ffmpeg', [
+    '-nostdin',
     '-v',
     'error',
+    '-y',
+    '-stream_loop',
+    '-1',
     '-f',
-    'lavfi',
+    'concat',
+    '-safe',
+    '0',
     '-i',
-    'sine=frequency=440:duration=600',
+    listFile,
+    '-t',
+    '600',
     '-ac',
     '2',
     '-ar',
     '44100',
+    '-c:a',
+    'libmp3lame',
     '-b:a',
     '128k',
     mp3,
   ]);
-  const started = process.hrtime.bigint();
+  return mp3;
+}
+
+async function longFile(clips: Clip[], directory: string, service: ServiceTarget | undefined): Promise<void> {
+  const mp3 = makeLongMp3(clips, directory);
+  let started = process.hrtime.bigint();
   const pcm = await decodeToPcm(mp3);
+  const decode = seconds(started);
+  const duration = pcm.samples.length / pcm.sampleRate;
   console.log(
-    `decode of a 10-minute 128 kb/s stereo MP3: ${seconds(started).toFixed(2)} s for ${(pcm.samples.length / 16000).toFixed(0)} s of audio`,
+    `\n## Generated 10-minute MP3 (${clips.length} clips concatenated and looped; 128 kb/s, 44.1 kHz stereo)\n`,
   );
+  const rows: string[][] = [
+    [
+      'decode to 16 kHz mono PCM (decodeToPcm, ffmpeg)',
+      fixed(duration),
+      fixed(decode),
+      fixed(decode / duration, 4),
+    ],
+  ];
+  if (service) {
+    const wav = path.join(directory, 'ten-minutes.wav');
+    toWav(mp3, wav);
+    const cli = runCli(wav);
+    rows.push([
+      'bare CLI on the WAV (conversion not timed)',
+      fixed(duration),
+      fixed(cli.seconds),
+      fixed(cli.seconds / duration, 3),
+    ]);
+    started = process.hrtime.bigint();
+    const run = await transcribeThroughService(service, mp3, { language: 'en' });
+    const took = seconds(started);
+    rows.push([
+      `service end to end (${run.transcription.status}; upload ${fixed(run.uploadSeconds)} s, server ${run.serverSeconds === null ? '–' : fixed(run.serverSeconds)} s; speakers ${run.transcription.speakerCount ?? '–'})`,
+      fixed(duration),
+      fixed(took),
+      fixed(took / duration, 3),
+    ]);
+    rows.push(['ratio service / CLI', '', fixed(took / cli.seconds), '']);
+  }
+  console.log(table(['step', 'audio s', 'wall s', 'RTF'], rows));
 }
 
 async function main(): Promise<void> {
-  const service = argument('--service');
-  const apiKey = argument('--api-key') ?? '';
+  const service = serviceTargetFromArguments(process.argv);
   const clips = selectClips();
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'wer-bench-'));
   const settings = defaultEngineSettings();
@@ -209,42 +404,39 @@ async function main(): Promise<void> {
     diarizer: singleSpeaker,
     settings,
   });
-  const results = new Map<string, { cli: WordErrorRate[]; ours: WordErrorRate[] }>();
-  const second = service ? 'service' : 'pipeline';
-  console.log(`clip\tseconds\tCLI WER\tCLI RTF\t${second} WER\t${second} RTF\t${second} text`);
+  const runner = new EngineRunner(settings);
+  const rows: Row[] = [];
   try {
-    // Warm-up: model loading is paid once per engine process, not per clip.
-    if (!service && clips.length > 0) await measurePipeline(pipeline, clips[0], 1);
+    // Warm-up: the in-process pipeline pays model loading once, before the loop (the CLI and the child pay it per clip).
+    if (clips.length > 0) await measurePipeline(pipeline, clips[0]);
     for (const clip of clips) {
       const pcm = await decodeToPcm(path.join(AUDIO_DIR, clip.path));
-      const duration = pcm.samples.length / pcm.sampleRate;
-      const cli = measureCli(clip, directory, duration);
-      const ours = service
-        ? await measureService(service.replace(/\/+$/, ''), apiKey, clip, duration)
-        : await measurePipeline(pipeline, clip, duration);
-      const group = results.get(clip.group) ?? { cli: [], ours: [] };
-      group.cli.push(cli.wer);
-      group.ours.push(ours.wer);
-      results.set(clip.group, group);
-      console.log(
-        [
-          clip.path,
-          duration.toFixed(2),
-          percent(cli.wer.rate),
-          cli.rtf.toFixed(3),
-          percent(ours.wer.rate),
-          ours.rtf.toFixed(3),
-          ours.text,
-        ].join('\t'),
+      const row: Row = {
+        clip,
+        duration: pcm.samples.length / pcm.sampleRate,
+        cli: measureCli(clip, directory),
+        pipeline: await measurePipeline(pipeline, clip),
+      };
+      if (service) {
+        row.child = await measureChild(runner, clip);
+        row.service = await measureService(service, path.join(AUDIO_DIR, clip.path), clip.reference);
+      }
+      rows.push(row);
+      console.error(
+        `${clip.path}: CLI ${percent(row.cli.wer.rate)} ${fixed(row.cli.seconds)} s | pipeline ${percent(row.pipeline.wer.rate)} ` +
+          `${fixed(row.pipeline.seconds)} s` +
+          (row.service && row.child
+            ? ` | child ${fixed(row.child.seconds)} s | service ${percent(row.service.wer.rate)} ${fixed(row.service.seconds)} s` +
+              ` | "${row.service.text}"`
+            : ` | "${row.pipeline.text}"`),
       );
     }
-    for (const [group, { cli, ours }] of results) {
-      console.log(
-        `OVERALL (${group}, ${cli.length} clips, ${cli.reduce((sum, r) => sum + r.referenceWords, 0)} words): CLI ${percent(overallWordErrorRate(cli))}, ${second} ${percent(overallWordErrorRate(ours))}`,
-      );
-    }
-    if (!service) await decodeBenchmark(directory);
-    console.log(`peak RSS of this process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+    console.log(`## WER (English single-speaker clips; reference kinds from MANIFEST.tsv ref_kind)\n`);
+    console.log(werTable(rows, service !== undefined));
+    console.log(`\n## Time per clip (wall seconds; RTF = seconds / audio seconds)\n`);
+    console.log(timingTable(rows, service !== undefined));
+    if (process.argv.includes('--long')) await longFile(clips, directory, service);
+    console.log(`\npeak RSS of the bench process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
   } finally {
     await recognizer.close();
     fs.rmSync(directory, { recursive: true, force: true });
