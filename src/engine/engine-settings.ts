@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { DiarizationSettings } from './diarization/diarizer-factory';
 import type { ModelTier } from './engine.types';
+import type { OpenAiCompatibleRecognizerSettings } from './openai-compatible/openai-compatible.settings';
 import type { WhisperCppRecognizerSettings } from './whisper-cpp/whisper-cpp.settings';
 
 /** Which recogniser serves a model tier. */
@@ -46,15 +47,7 @@ export interface PocketSphinxSettings {
 
 /** Settings of the other recognisers live with them; these sections are passed to them unchanged. */
 export type WhisperCppSettings = WhisperCppRecognizerSettings;
-/** Mirrors OpenAiCompatibleRecognizerSettings (src/engine/openai-compatible); alias it once that is committed. */
-export interface OpenAiCompatibleSettings {
-  baseUrl: string;
-  apiKey?: string | null;
-  model: string;
-  timeoutMs: number;
-  path?: string;
-  maxPromptChars?: number;
-}
+export type OpenAiCompatibleSettings = OpenAiCompatibleRecognizerSettings;
 
 export interface EngineSettings {
   recognizers: Record<ModelTier, RecognizerKind>;

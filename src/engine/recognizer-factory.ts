@@ -1,5 +1,6 @@
 import type { EngineSettings, RecognizerKind } from './engine-settings';
 import { EngineError, type ModelTier, type Recognizer } from './engine.types';
+import { OpenAiCompatibleRecognizer } from './openai-compatible/openai-compatible.recognizer';
 import { PocketSphinxRecognizer } from './pocketsphinx/pocketsphinx-recognizer';
 import { WhisperCppRecognizer } from './whisper-cpp/whisper-cpp.recognizer';
 
@@ -13,11 +14,8 @@ export function createRecognizer(tier: ModelTier, settings: EngineSettings): Rec
       if (!settings.whisperCpp) throw notConfigured(kind, tier);
       return new WhisperCppRecognizer(settings.whisperCpp);
     case 'openai-compatible':
-      // The OpenAI-compatible recogniser (src/engine/openai-compatible) plugs in here once it exists.
-      throw new EngineError(
-        'ENGINE_FAILED',
-        `the '${kind}' recogniser for tier '${tier}' is not available yet`,
-      );
+      if (!settings.openaiCompatible) throw notConfigured(kind, tier);
+      return new OpenAiCompatibleRecognizer(settings.openaiCompatible);
   }
 }
 

@@ -37,7 +37,7 @@ describe('Transcription jobs on real audio', () => {
       .balance as number;
     const { status, body } = await transcribe(sharedAudio('whisper.cpp/jfk.wav'));
     expect(status).toBe('completed');
-    const data = body.data as Record<string, unknown> & { resultJson: { words: Word[] } };
+    const data = body.data as unknown as Record<string, unknown> & { resultJson: { words: Word[] } };
     expect(data.resultText).toMatch(/country/);
     expect(data).toMatchObject({
       progress: 100,
