@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import { expectMatchesSpec } from '../support/openapi-contract';
+import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { insertTranscription } from '../support/transcriptions';
+
+const problem = (slug: string) => `https://errors.transcription.example/problems/${slug}`;
+
+/** List, detail, status, export errors and tenancy, on rows written directly (no engine needed). */
+describe('Reading transcriptions', () => {
+  let t: TestApp;
+  let mine: { apiKey: string; workspaceId: string };
+  let theirs: { apiKey: string; workspaceId: string };
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp({ ROLE: 'api' });
+    mine = await t.createWorkspace({ name: 'Reader' });
+    theirs = await t.createWorkspace({ name: 'Other reader' });
+    const base = Date.now() - 60_000;
+    // 25 rows, two sharing one createdOn to exercise the id tie-break.
+    for (let i = 0; i < 25; i++) {
+      const row = await insertTranscription(t, mine.workspaceId, {
+        createdOn: new Date(base + (i === 24 ? 23 : i) * 1000),
+        originalFileName: i % 5 === 0 ? `board-meeting-${i}.mp3` : `call-${i}.wav`,
+        model: i % 3 === 0 ? 'premium' : 'standard',
+        status: i % 4 === 0 ? 'failed' : 'completed',
+        resultText: i === 7 ? 'the quarterly Zebra report' : 'nothing special',
+        errorMessage: i % 4 === 0 ? 'NO_SPOKEN_AUDIO: no speech was found' : null,
+      });
+      ids.push(row.id);
+    }
+    await insertTranscription(t, theirs.workspaceId, { originalFileName: 'board-meeting-secret.mp3' });
+  });
+  afterAll(() => t.close());
+
+  const list = (query: string, key = mine.apiKey) =>
+    t.http().get(`/v1/transcriptions${query}`).set(bearer(key));
+
+  it('pages newest first with a cursor until hasMore is false, each row once', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const response = await list(`?limit=10${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(response.status).toBe(200);
+      expectMatchesSpec(response, 'listTranscriptions');
+      seen.push(...response.body.data.map((item: { id: string }) => item.id));
+      cursor = response.body.cursor;
+      expect(response.body.hasMore).toBe(cursor !== null);
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toHaveLength(25);
+    expect(new Set(seen)).toEqual(new Set(ids));
+    const createdOn = await Promise.all(
+      seen.map(
+        async (id) => (await list(`?limit=100`)).body.data.find((r: { id: string }) => r.id === id).createdOn,
+      ),
+    );
+    expect([...createdOn].sort().reverse()).toEqual(createdOn);
+  });
+
+  it('defaults to 20 items and uses the summary form only', async () => {
+    const response = await list('');
+    expect(response.body.data).toHaveLength(20);
+    for (const item of response.body.data) {
+      expect(item).not.toHaveProperty('resultJson');
+      expect(item).not.toHaveProperty('directoryId');
+    }
+  });
+
+  it.each([
+    '?limit=0',
+    '?limit=101',
+    '?limit=ten',
+    '?status=done',
+    '?model=gold',
+    `?cursor=${'x'.repeat(5)}`,
+    `?cursor=${randomUUID()}`,
+  ])('422 validation for %s', async (query) => {
+    const response = await list(query);
+    expect(response.status).toBe(422);
+    expect(response.body.type).toBe(problem('validation'));
+    expectMatchesSpec(response, 'listTranscriptions');
+  });
+
+  it('filters by status and model', async () => {
+    const failed = await list('?status=failed&limit=100');
+    expect(failed.body.data.length).toBe(7);
+    expect(failed.body.data.every((item: { status: string }) => item.status === 'failed')).toBe(true);
+    const premium = await list('?model=premium&limit=100');
+    expect(premium.body.data.length).toBe(9);
+    const both = await list('?model=premium&status=failed&limit=100');
+    expect(both.body.data.length).toBe(3);
+  });
+
+  it('searches file names and transcript text, case-insensitively, within the workspace only', async () => {
+    const byName = await list('?search=BOARD-meeting&limit=100');
+    expect(
+      byName.body.data.map((item: { originalFileName: string }) => item.originalFileName).sort(),
+    ).toEqual([
+      'board-meeting-0.mp3',
+      'board-meeting-10.mp3',
+      'board-meeting-15.mp3',
+      'board-meeting-20.mp3',
+      'board-meeting-5.mp3',
+    ]);
+    const byText = await list('?search=zebra');
+    expect(byText.body.data).toHaveLength(1);
+    expect(byText.body.data[0].resultText).toContain('Zebra');
+    const wildcard = await list('?search=%25');
+    expect(wildcard.body.data).toHaveLength(0);
+  });
+
+  it('status is lightweight polling', async () => {
+    const response = await t.http().get(`/v1/transcriptions/${ids[3]}/status`).set(bearer(mine.apiKey));
+    expect(response.body).toEqual({ data: { id: ids[3], status: 'completed', progress: 100 } });
+    expectMatchesSpec(response, 'getTranscriptionStatus');
+  });
+
+  it('export: 422 invalid-format for a missing or unknown format, 400 not-ready unless completed', async () => {
+    for (const query of ['', '?format=pdf']) {
+      const response = await t
+        .http()
+        .get(`/v1/transcriptions/${ids[1]}/export${query}`)
+        .set(bearer(mine.apiKey));
+      expect(response.status).toBe(422);
+      expect(response.body.type).toBe(problem('invalid-format'));
+      expectMatchesSpec(response, 'exportTranscription');
+    }
+    for (const status of ['queued', 'processing', 'failed'] as const) {
+      const row = await insertTranscription(t, mine.workspaceId, {
+        status,
+        resultText: null,
+        resultJson: null,
+      });
+      const response = await t
+        .http()
+        .get(`/v1/transcriptions/${row.id}/export?format=txt`)
+        .set(bearer(mine.apiKey));
+      expect(response.status).toBe(400);
+      expect(response.body.type).toBe(problem('not-ready'));
+      expectMatchesSpec(response, 'exportTranscription');
+    }
+  });
+
+  it('export of a two-speaker transcript labels speakers in txt and VTT', async () => {
+    const txt = await t.http().get(`/v1/transcriptions/${ids[2]}/export?format=txt`).set(bearer(mine.apiKey));
+    expect(txt.text).toContain('Speaker 1: Hello there.');
+    expect(txt.text).toContain('Speaker 2: General Kenobi!');
+    const vtt = await t
+      .http()
+      .get(`/v1/transcriptions/${ids[2]}/export?format=vtt`)
+      .set(bearer(mine.apiKey))
+      .buffer(true);
+    expect(vtt.text).toContain('<v Speaker 2>General Kenobi!');
+  });
+
+  it("another workspace's transcription is 404 on every route", async () => {
+    const foreign = ids[0];
+    for (const [path, operationId] of [
+      [`/v1/transcriptions/${foreign}`, 'getTranscription'],
+      [`/v1/transcriptions/${foreign}/status`, 'getTranscriptionStatus'],
+      [`/v1/transcriptions/${foreign}/events`, 'streamTranscriptionEvents'],
+      [`/v1/transcriptions/${foreign}/export?format=txt`, 'exportTranscription'],
+    ]) {
+      const response = await t.http().get(path).set(bearer(theirs.apiKey));
+      expect({ path, status: response.status }).toEqual({ path, status: 404 });
+      expectMatchesSpec(response, operationId);
+    }
+    const deleted = await t.http().delete(`/v1/transcriptions/${foreign}`).set(bearer(theirs.apiKey));
+    expect(deleted.status).toBe(404);
+    const stillThere = await t.http().get(`/v1/transcriptions/${foreign}`).set(bearer(mine.apiKey));
+    expect(stillThere.status).toBe(200);
+    const theirList = await list('?limit=100', theirs.apiKey);
+    expect(theirList.body.data).toHaveLength(1);
+  });
+
+  it('unknown and malformed ids are 404', async () => {
+    for (const id of [randomUUID(), 'nope']) {
+      const response = await t.http().get(`/v1/transcriptions/${id}`).set(bearer(mine.apiKey));
+      expect(response.status).toBe(404);
+      expect(response.body.type).toBe(problem('not-found'));
+    }
+  });
+});
