@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Workspace } from '../account/workspace.entity';
+import { microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
+import { OutboxEvent } from '../webhooks/outbox-event.entity';
 import { LedgerEntry, LedgerEntryKind } from './ledger-entry.entity';
 
 export interface LedgerPosting {
@@ -14,9 +16,30 @@ export interface LedgerPosting {
   description?: string | null;
 }
 
+/** balance.low fires on a move from at/above the threshold to below it, only while armed. */
+export function crossesLowBalanceThreshold(
+  beforeMicro: number,
+  afterMicro: number,
+  thresholdMicro: number,
+  armed: boolean,
+): boolean {
+  return armed && beforeMicro >= thresholdMicro && afterMicro < thresholdMicro;
+}
+
+/** A rise from below the threshold to at/above it re-arms balance.low. */
+export function recoversLowBalanceThreshold(
+  beforeMicro: number,
+  afterMicro: number,
+  thresholdMicro: number,
+): boolean {
+  return beforeMicro < thresholdMicro && afterMicro >= thresholdMicro;
+}
+
 /**
  * The only writer of workspace balances: each posting locks the workspace row, moves the balance and
  * appends the ledger entry in one transaction, so the balance always equals the sum of the ledger.
+ * A downward crossing of the low-balance threshold records a balance.low outbox event in that same
+ * transaction and disarms it; a rise back to the threshold re-arms it.
  */
 @Injectable()
 export class LedgerService {
@@ -34,11 +57,16 @@ export class LedgerService {
       });
       if (!workspace) throw ProblemException.notFound('The workspace');
       const before = workspace.balanceMicro;
+      const threshold = workspace.lowBalanceThresholdMicro;
       workspace.balanceMicro = before + posting.amountMicro;
-      if (
-        before < workspace.lowBalanceThresholdMicro &&
-        workspace.balanceMicro >= workspace.lowBalanceThresholdMicro
-      ) {
+      const crossedDown = crossesLowBalanceThreshold(
+        before,
+        workspace.balanceMicro,
+        threshold,
+        workspace.lowBalanceArmed,
+      );
+      if (crossedDown) workspace.lowBalanceArmed = false;
+      else if (recoversLowBalanceThreshold(before, workspace.balanceMicro, threshold)) {
         workspace.lowBalanceArmed = true;
       }
       await tx.getRepository(Workspace).update(workspace.id, {
@@ -55,6 +83,19 @@ export class LedgerService {
           description: posting.description ?? null,
         }),
       );
+      if (crossedDown) {
+        // The ledger entry id makes the key unique per crossing; a replayed posting cannot fire twice.
+        await tx.getRepository(OutboxEvent).insert({
+          workspaceId: workspace.id,
+          type: 'balance.low',
+          dedupeKey: `balance.low:${workspace.id}:${entry.id}`,
+          data: {
+            balance: microToEur(workspace.balanceMicro),
+            threshold: microToEur(threshold),
+            currency: 'EUR',
+          },
+        });
+      }
       return { entry, workspace };
     };
     return manager ? run(manager) : this.dataSource.transaction(run);

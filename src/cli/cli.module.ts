@@ -9,6 +9,7 @@ import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { BalanceTopUpCommand, TokenIssueCommand, UserDeleteCommand } from './account.commands';
 import { ApiKeyCreateCommand, ApiKeyRevokeCommand } from './api-key.commands';
+import { AutoReloadCommand } from './auto-reload.command';
 import { WorkspaceCreateCommand } from './workspace.commands';
 
 @Module({})
@@ -31,6 +32,7 @@ export class CliModule {
         BalanceTopUpCommand,
         UserDeleteCommand,
         TokenIssueCommand,
+        AutoReloadCommand,
       ],
     };
   }

@@ -69,6 +69,13 @@ export class AppConfig {
   @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE_TARGETS = false;
 
+  /** Webhook deliveries one worker process runs at once (each may wait up to the 10 s deadline). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  WEBHOOK_DELIVERY_CONCURRENCY = 10;
+
   @Transform(toFloat)
   @IsNumber()
   @Min(0)

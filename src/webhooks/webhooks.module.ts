@@ -1,16 +1,29 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboxEvent } from './outbox-event.entity';
+import { WebhookDeliveryQueue } from './webhook-delivery-queue.service';
 import { WebhookDelivery } from './webhook-delivery.entity';
+import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
+import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsController } from './webhook-endpoints.controller';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookHttpClient } from './webhook-http-client';
+import { WebhookOutboxDispatcher } from './webhook-outbox-dispatcher.service';
 import { WebhookTargetPolicy } from './webhook-target-policy';
 
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEndpoint, OutboxEvent, WebhookDelivery])],
   controllers: [WebhookEndpointsController],
-  providers: [WebhookEndpointsService, WebhookTargetPolicy],
-  exports: [WebhookTargetPolicy],
+  providers: [
+    WebhookEndpointsService,
+    WebhookTargetPolicy,
+    WebhookHttpClient,
+    WebhookDeliveryQueue,
+    WebhookDeliveryService,
+    WebhookOutboxDispatcher,
+    WebhookDeliveryProcessor,
+  ],
+  exports: [WebhookTargetPolicy, WebhookOutboxDispatcher, WebhookDeliveryService],
 })
 export class WebhooksModule {}

@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Workspace } from '../account/workspace.entity';
+import { eurToMicro } from '../common/money';
+import { ProblemException } from '../common/problem/problem.exception';
+
+export interface AutoReloadChange {
+  enabled: boolean;
+  thresholdEur?: number;
+  amountEur?: number;
+}
+
+/**
+ * Auto-reload settings of a workspace. Stored and shown in the balance snapshot only: no payment provider
+ * exists, so nothing ever reloads a balance automatically.
+ */
+@Injectable()
+export class AutoReloadSettingsService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async update(workspaceId: string, change: AutoReloadChange): Promise<void> {
+    if (change.thresholdEur !== undefined && !(change.thresholdEur >= 0)) {
+      throw ProblemException.field('threshold', 'threshold must be a EUR amount ≥ 0');
+    }
+    if (change.amountEur !== undefined && !(change.amountEur > 0)) {
+      throw ProblemException.field('amount', 'amount must be a EUR amount > 0');
+    }
+    await this.dataSource.transaction(async (tx) => {
+      const workspaces = tx.getRepository(Workspace);
+      const workspace = await workspaces.findOne({
+        where: { id: workspaceId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!workspace) throw ProblemException.notFound('The workspace');
+      const threshold =
+        change.thresholdEur === undefined
+          ? workspace.autoReloadThresholdMicro
+          : eurToMicro(change.thresholdEur);
+      const amount =
+        change.amountEur === undefined ? workspace.autoReloadAmountMicro : eurToMicro(change.amountEur);
+      if (change.enabled && (threshold === null || amount === null)) {
+        throw ProblemException.validation(
+          {
+            formErrors: ['enabling auto-reload needs a threshold and an amount (given now or stored before)'],
+          },
+          'Enabling auto-reload needs a threshold and an amount.',
+        );
+      }
+      await workspaces.update(workspace.id, {
+        autoReloadEnabled: change.enabled,
+        autoReloadThresholdMicro: threshold,
+        autoReloadAmountMicro: amount,
+      });
+    });
+  }
+}

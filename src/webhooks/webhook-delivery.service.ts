@@ -1,0 +1,153 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { SERVICE_VERSION } from '../version';
+import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity';
+import { WebhookDeliveryQueue } from './webhook-delivery-queue.service';
+import { WebhookHttpClient } from './webhook-http-client';
+import {
+  AttemptResult,
+  classifyAttempt,
+  nextStep,
+  retryDelayMs,
+  WEBHOOK_MAX_ATTEMPTS,
+  WEBHOOK_TIMEOUT_MS,
+} from './webhook-retry-policy';
+import {
+  serializeWebhookEnvelope,
+  signWebhookPayload,
+  WEBHOOK_HEADERS,
+  webhookTimestamp,
+} from './webhook-signature';
+import { WebhookTargetPolicy } from './webhook-target-policy';
+
+/** What became of one attempt job; `stale` means another job already made (or owns) this attempt. */
+export type DeliveryAttemptOutcome = 'delivered' | 'failed' | 'retry-scheduled' | 'stale';
+
+/**
+ * Makes one attempt of one webhook delivery and records it. PostgreSQL holds the truth (status and every
+ * attempt); a Bull job only says "make attempt n now". The attempt is recorded with a compare-and-set on
+ * the number of attempts made, so duplicated jobs cannot record an attempt twice or skip a wait.
+ */
+@Injectable()
+export class WebhookDeliveryService {
+  private readonly logger = new Logger(WebhookDeliveryService.name);
+
+  constructor(
+    @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
+    private readonly queue: WebhookDeliveryQueue,
+    private readonly targets: WebhookTargetPolicy,
+    private readonly client: WebhookHttpClient,
+    private readonly config: AppConfig,
+  ) {}
+
+  async attempt(deliveryId: string, attemptNumber: number): Promise<DeliveryAttemptOutcome> {
+    const delivery = await this.deliveries.findOne({
+      where: { id: deliveryId },
+      relations: { event: true, endpoint: true },
+    });
+    // Gone (endpoint or workspace deleted: cascade), finished, or this attempt is not the next one.
+    if (!delivery?.event || !delivery.endpoint || delivery.status !== 'pending') return 'stale';
+    if (delivery.attempts.length + 1 !== attemptNumber || attemptNumber > WEBHOOK_MAX_ATTEMPTS)
+      return 'stale';
+
+    const startedAt = new Date();
+    const result = await this.send(delivery);
+    const record: WebhookDeliveryAttempt = {
+      at: startedAt.toISOString(),
+      durationMs: Date.now() - startedAt.getTime(),
+      statusCode: result.statusCode,
+      error: result.statusCode === null ? result.error : null,
+    };
+    const step = nextStep(classifyAttempt(result), attemptNumber);
+    const updated = await this.deliveries
+      .createQueryBuilder()
+      .update()
+      .set({
+        attempts: () => `attempts || CAST(:attempt AS jsonb)`,
+        status: step.status,
+        completedOn: step.status === 'pending' ? null : () => 'now()',
+      })
+      .where('id = :id AND status = :pending AND jsonb_array_length(attempts) = :made', {
+        id: deliveryId,
+        pending: 'pending',
+        made: attemptNumber - 1,
+      })
+      .setParameter('attempt', JSON.stringify([record]))
+      .execute();
+    if (!updated.affected) return 'stale';
+    if (step.status === 'pending') {
+      await this.queue.enqueueOrDefer(deliveryId, attemptNumber + 1, step.delayMs);
+      return 'retry-scheduled';
+    }
+    if (step.status === 'failed') {
+      this.logger.warn(
+        `Webhook delivery ${deliveryId} to endpoint ${delivery.endpointId} failed after attempt ${attemptNumber}: ` +
+          (record.error ?? `HTTP ${record.statusCode}`),
+      );
+    }
+    return step.status;
+  }
+
+  /**
+   * Pending deliveries without a live job get their next attempt enqueued again, delayed to when it is
+   * due (a Redis flush or a killed worker loses nothing but time).
+   */
+  async reconcile(now = Date.now()): Promise<number> {
+    const pending = await this.deliveries.find({
+      where: { status: 'pending' },
+      select: { id: true, attempts: true, createdOn: true },
+      order: { createdOn: 'ASC' },
+      take: 1000,
+    });
+    let requeued = 0;
+    for (const delivery of pending) {
+      const next = delivery.attempts.length + 1;
+      if (next > WEBHOOK_MAX_ATTEMPTS) {
+        await this.deliveries.update(
+          { id: delivery.id, status: 'pending' },
+          { status: 'failed', completedOn: new Date() },
+        );
+        continue;
+      }
+      if (await this.queue.isLive(delivery.id, next)) continue;
+      await this.queue.enqueue(delivery.id, next, dueIn(delivery.attempts, now));
+      requeued++;
+    }
+    return requeued;
+  }
+
+  private async send(delivery: WebhookDelivery): Promise<AttemptResult> {
+    const endpoint = delivery.endpoint!;
+    const event = delivery.event!;
+    if (!endpoint.isActive) {
+      return { statusCode: null, error: 'refused: the endpoint is no longer active', refused: true };
+    }
+    const verdict = await this.targets.check(endpoint.url);
+    if (!verdict.allowed) return { statusCode: null, error: `refused: url ${verdict.reason}`, refused: true };
+    const timestamp = webhookTimestamp();
+    const rawBody = serializeWebhookEnvelope(event.type, timestamp, event.data);
+    return this.client.post({
+      url: endpoint.url,
+      headers: {
+        'Content-Type': 'application/json',
+        'User-Agent': `transcription-service-webhooks/${SERVICE_VERSION}`,
+        [WEBHOOK_HEADERS.timestamp]: timestamp,
+        [WEBHOOK_HEADERS.signature]: signWebhookPayload(endpoint.secret, timestamp, rawBody),
+        [WEBHOOK_HEADERS.deliveryId]: delivery.id,
+      },
+      body: Buffer.from(rawBody, 'utf8'),
+      timeoutMs: WEBHOOK_TIMEOUT_MS,
+      allowPrivateTargets: this.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    });
+  }
+}
+
+/** Milliseconds until the next attempt is due: at once for the first, else the wait after the last one. */
+export function dueIn(attempts: WebhookDeliveryAttempt[], now: number): number {
+  const last = attempts[attempts.length - 1];
+  if (!last) return 0;
+  const lastEnded = Date.parse(last.at) + last.durationMs;
+  return Math.max(0, lastEnded + retryDelayMs(attempts.length) - now);
+}

@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import {
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+  type RequestOptions,
+} from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isPublicAddress } from './webhook-target-policy';
+import type { AttemptResult } from './webhook-retry-policy';
+
+export interface WebhookPost {
+  url: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  timeoutMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: skip the address check on the resolved addresses. */
+  allowPrivateTargets: boolean;
+}
+
+/**
+ * Resolves like dns.lookup but refuses non-public addresses, so the address connected to is the address
+ * checked (a DNS answer that changes between the policy check and the connection cannot slip through).
+ */
+function publicOnlyLookup(): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const blocked = addresses.find((entry) => !isPublicAddress(entry.address));
+      if (blocked || addresses.length === 0) {
+        const refused = Object.assign(
+          new Error(`${hostname} resolves to ${blocked?.address ?? 'nothing'}, not a public address`),
+          { code: 'ENONPUBLIC' },
+        );
+        return callback(refused, '', 0);
+      }
+      if (options.all) return callback(null, addresses);
+      return callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+}
+
+function describeError(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message;
+}
+
+/**
+ * One webhook POST over node:http(s): no redirects are followed (a 3xx is just a status), no connection
+ * reuse, one deadline for connecting, sending and receiving the status line. The status is all that counts;
+ * the response body is discarded unread.
+ */
+@Injectable()
+export class WebhookHttpClient {
+  post(input: WebhookPost): Promise<AttemptResult> {
+    return new Promise<AttemptResult>((resolve) => {
+      let url: URL;
+      try {
+        url = new URL(input.url);
+      } catch {
+        resolve({ statusCode: null, error: 'invalid URL' });
+        return;
+      }
+      const deadline = AbortSignal.timeout(input.timeoutMs);
+      const options: RequestOptions = {
+        method: 'POST',
+        headers: { ...input.headers, 'Content-Length': String(input.body.length) },
+        agent: false,
+        signal: deadline,
+        ...(input.allowPrivateTargets ? {} : { lookup: publicOnlyLookup() }),
+      };
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      let settled = false;
+      const settle = (result: AttemptResult): void => {
+        if (settled) return;
+        settled = true;
+        resolve(result);
+      };
+      let request: ClientRequest;
+      try {
+        request = send(url, options, (response: IncomingMessage) => {
+          settle({ statusCode: response.statusCode ?? 0 });
+          response.on('error', () => undefined);
+          response.destroy();
+        });
+      } catch (error) {
+        settle({ statusCode: null, error: `request error: ${describeError(error)}` });
+        return;
+      }
+      request.on('error', (error) => {
+        if ((error as { code?: unknown }).code === 'ENONPUBLIC') {
+          settle({ statusCode: null, error: `refused: ${error.message}`, refused: true });
+        } else if (deadline.aborted) {
+          settle({ statusCode: null, error: `timeout: no answer within ${input.timeoutMs} ms` });
+        } else {
+          settle({ statusCode: null, error: `connection error: ${describeError(error)}` });
+        }
+      });
+      request.end(input.body);
+    });
+  }
+}
