@@ -53,3 +53,25 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({})).toThrow(/JWT_SECRET/);
   });
 });
+
+describe('.env.example', () => {
+  const { readFileSync } = jest.requireActual<typeof import('node:fs')>('node:fs');
+  const { join } = jest.requireActual<typeof import('node:path')>('node:path');
+  const text: string = readFileSync(join(__dirname, '..', '..', '.env.example'), 'utf8');
+  const entries = Object.fromEntries(
+    text
+      .split('\n')
+      .filter((line) => /^[A-Z_]+=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+
+  it('is a valid configuration as it stands', () => {
+    expect(() => loadAppConfig(entries)).not.toThrow();
+  });
+
+  it('documents every setting (set or commented out)', () => {
+    for (const name of Object.keys(loadAppConfig(minimal))) {
+      expect({ name, documented: new RegExp(`^#? ?${name}=`, 'm').test(text) }).toEqual({ name, documented: true });
+    }
+  });
+});
