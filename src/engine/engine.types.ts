@@ -15,7 +15,10 @@ export type EngineErrorCode =
   | 'UNSUPPORTED_LANGUAGE';
 
 /** Permanent errors fail the job at once; transient ones are retried within the job's retry budget. */
-export const TRANSIENT_ENGINE_ERRORS: ReadonlySet<EngineErrorCode> = new Set(['ENGINE_FAILED', 'ENGINE_TIMEOUT']);
+export const TRANSIENT_ENGINE_ERRORS: ReadonlySet<EngineErrorCode> = new Set([
+  'ENGINE_FAILED',
+  'ENGINE_TIMEOUT',
+]);
 
 export class EngineError extends Error {
   constructor(
