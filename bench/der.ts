@@ -13,7 +13,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { decodeToPcm } from '../src/engine/audio/ffmpeg-decoder';
-import { ClassicalDiarizer, type ClassicalDiarizerSettings } from '../src/engine/diarization/classical.diarizer';
+import {
+  ClassicalDiarizer,
+  type ClassicalDiarizerSettings,
+} from '../src/engine/diarization/classical.diarizer';
 import { parseRttm } from '../src/engine/diarization/rttm';
 import { defaultEngineSettings } from '../src/engine/engine-settings';
 import type { Pcm, SpeakerHints, SpeakerTurn, TimeSpan } from '../src/engine/engine.types';
@@ -23,7 +26,12 @@ import { combineDer, diarizationErrorRate, type DerResult, type Turn } from './l
 const SHARED_DIR = process.env.SHARED_DIR ?? path.resolve(__dirname, '../../../shared');
 const audio = (relative: string): string => path.join(SHARED_DIR, 'audio', relative);
 
-const RTTM_CLIPS = ['pyannote-audio/sample.wav', 'pyannote-audio/dev00.wav', 'pyannote-audio/tst00.wav', 'picovoice-falcon/test.wav'];
+const RTTM_CLIPS = [
+  'pyannote-audio/sample.wav',
+  'pyannote-audio/dev00.wav',
+  'pyannote-audio/tst00.wav',
+  'picovoice-falcon/test.wav',
+];
 
 /** Multi-speaker clips without timed reference: only the speaker count can be checked. */
 const COUNT_ONLY_CLIPS: Array<[string, number]> = [
@@ -112,7 +120,9 @@ async function main(): Promise<void> {
   }
   console.log('\nOverall (time-weighted over the RTTM clips)');
   for (const [system, byCollar] of Object.entries(rows)) {
-    const cells = Object.entries(byCollar).map(([collar, results]) => `collar ${collar}: ${describe(combineDer(results))}`);
+    const cells = Object.entries(byCollar).map(
+      ([collar, results]) => `collar ${collar}: ${describe(combineDer(results))}`,
+    );
     console.log(`  ${system.padEnd(22)} ${cells.join('  ')}`);
   }
 
@@ -125,12 +135,18 @@ async function main(): Promise<void> {
   }
   for (const [clip, expected] of COUNT_ONLY_CLIPS) {
     const found = await countSpeakers(diarizer, clip, {});
-    console.log(`  ${clip.padEnd(60)} expected ${expected}, found ${found} ${found === expected ? 'ok' : 'WRONG'}`);
+    console.log(
+      `  ${clip.padEnd(60)} expected ${expected}, found ${found} ${found === expected ? 'ok' : 'WRONG'}`,
+    );
   }
   console.log(`  single-speaker clips counted as one speaker: ${soloCorrect}/${SOLO_CLIPS.length}`);
 }
 
-async function countSpeakers(diarizer: ClassicalDiarizer, clip: string, hints: SpeakerHints): Promise<number> {
+async function countSpeakers(
+  diarizer: ClassicalDiarizer,
+  clip: string,
+  hints: SpeakerHints,
+): Promise<number> {
   const pcm = await decodeToPcm(audio(clip));
   const speech = await detector.detect(pcm);
   const turns = await diarizer.diarize(pcm, speech, hints);
@@ -155,7 +171,8 @@ async function timeFile(diarizer: ClassicalDiarizer, file: string): Promise<void
   );
   // Worst case for the diarizer: the whole file counted as speech, in 20 s spans.
   const everything: TimeSpan[] = [];
-  for (let start = 0; start < minutes * 60; start += 20) everything.push({ start, end: Math.min(minutes * 60, start + 20) });
+  for (let start = 0; start < minutes * 60; start += 20)
+    everything.push({ start, end: Math.min(minutes * 60, start + 20) });
   started = performance.now();
   const all = await diarizer.diarize(pcm, everything, {});
   console.log(

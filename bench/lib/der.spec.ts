@@ -75,7 +75,11 @@ describe('diarization error rate', () => {
 
   it('adds clips up by time, not by averaging ratios', () => {
     const a = diarizationErrorRate(reference, [{ start: 0, end: 20, speaker: 'x' }], noCollar);
-    const b = diarizationErrorRate([{ start: 0, end: 80, speaker: 'A' }], [{ start: 0, end: 80, speaker: 'x' }], noCollar);
+    const b = diarizationErrorRate(
+      [{ start: 0, end: 80, speaker: 'A' }],
+      [{ start: 0, end: 80, speaker: 'x' }],
+      noCollar,
+    );
     expect(combineDer([a, b]).der).toBeCloseTo(10 / 100, 9);
   });
 });
@@ -83,7 +87,12 @@ describe('diarization error rate', () => {
 describe('maximumAssignment', () => {
   it('finds the best one-to-one pairing, not the greedy one', () => {
     // Greedy takes 9 (row 0 → col 0) and then 1; the optimum is 8 + 8.
-    expect(maximumAssignment([[9, 8], [8, 1]])).toEqual([1, 0]);
+    expect(
+      maximumAssignment([
+        [9, 8],
+        [8, 1],
+      ]),
+    ).toEqual([1, 0]);
   });
 
   it('handles more columns than rows and more rows than columns', () => {

@@ -52,7 +52,11 @@ function unscoredZones(reference: readonly Turn[], collar: number): Array<[numbe
 }
 
 /** Elementary intervals (no boundary inside) that are scored. */
-function scoredIntervals(reference: readonly Turn[], hypothesis: readonly Turn[], options: DerOptions): Interval[] {
+function scoredIntervals(
+  reference: readonly Turn[],
+  hypothesis: readonly Turn[],
+  options: DerOptions,
+): Interval[] {
   const zones = unscoredZones(reference, options.collar);
   const cuts = new Set<number>();
   for (const turn of [...reference, ...hypothesis]) cuts.add(turn.start).add(turn.end);
@@ -166,7 +170,9 @@ export function diarizationErrorRate(
     const duration = interval.end - interval.start;
     const nRef = interval.reference.length;
     const nHyp = interval.hypothesis.length;
-    const correct = interval.reference.filter((r) => mapping[r] !== undefined && interval.hypothesis.includes(mapping[r])).length;
+    const correct = interval.reference.filter(
+      (r) => mapping[r] !== undefined && interval.hypothesis.includes(mapping[r]),
+    ).length;
     total += duration * nRef;
     missed += duration * Math.max(0, nRef - nHyp);
     falseAlarm += duration * Math.max(0, nHyp - nRef);
@@ -178,10 +184,17 @@ export function diarizationErrorRate(
 
 /** Sums several clips' results into one overall DER (time-weighted, not a mean of ratios). */
 export function combineDer(results: readonly DerResult[]): Omit<DerResult, 'mapping'> {
-  const sum = (pick: (result: DerResult) => number): number => results.reduce((acc, result) => acc + pick(result), 0);
+  const sum = (pick: (result: DerResult) => number): number =>
+    results.reduce((acc, result) => acc + pick(result), 0);
   const total = sum((r) => r.total);
   const missed = sum((r) => r.missed);
   const falseAlarm = sum((r) => r.falseAlarm);
   const confusion = sum((r) => r.confusion);
-  return { total, missed, falseAlarm, confusion, der: total > 0 ? (missed + falseAlarm + confusion) / total : 0 };
+  return {
+    total,
+    missed,
+    falseAlarm,
+    confusion,
+    der: total > 0 ? (missed + falseAlarm + confusion) / total : 0,
+  };
 }
