@@ -9,7 +9,12 @@ import { TRANSCRIPTION_QUEUE, WEBHOOK_DELIVERY_QUEUE } from './job-catalogue';
   imports: [
     BullModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({ redis: config.REDIS_URL, prefix: `${config.REDIS_PREFIX}:bull` }),
+      useFactory: (config: AppConfig) => ({
+        redis: config.REDIS_URL,
+        prefix: `${config.REDIS_PREFIX}:bull`,
+        // A worker's blocking wait for new jobs; short, so shutdown does not hang on it.
+        settings: { drainDelay: 1 },
+      }),
     }),
     BullModule.registerQueue({ name: TRANSCRIPTION_QUEUE }, { name: WEBHOOK_DELIVERY_QUEUE }),
   ],

@@ -5,7 +5,7 @@ describe('Account endpoints', () => {
   let t: TestApp;
   let workspace: Awaited<ReturnType<TestApp['createWorkspace']>>;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ ROLE: 'api' });
     workspace = await t.createWorkspace({ name: 'Müller & Söhne', balanceEur: 12.5, freeTranscriptions: 2 });
   });
   afterAll(() => t.close());

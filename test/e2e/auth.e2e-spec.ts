@@ -13,7 +13,7 @@ describe('Authentication (spec: Authentication)', () => {
   let workspace: Awaited<ReturnType<TestApp['createWorkspace']>>;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ ROLE: 'api' });
     workspace = await t.createWorkspace({ name: 'Auth tests' });
   });
   afterAll(() => t.close());

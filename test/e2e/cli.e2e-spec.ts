@@ -28,7 +28,7 @@ async function cliFails(...args: string[]): Promise<string> {
 describe('Operator CLI', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ ROLE: 'api' });
   });
   afterAll(() => t.close());
 

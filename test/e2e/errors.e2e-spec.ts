@@ -7,7 +7,7 @@ describe('Problem details on every error', () => {
   let t: TestApp;
   let apiKey: string;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ ROLE: 'api' });
     ({ apiKey } = await t.createWorkspace({ name: 'Errors' }));
   });
   afterAll(() => t.close());

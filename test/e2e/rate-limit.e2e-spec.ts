@@ -12,6 +12,7 @@ describe('Rate limits (spec: Limits)', () => {
       REDIS_PREFIX: `stt-test-rate-${randomUUID()}`,
       RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '30',
       RATE_LIMIT_AUTHENTICATED_PER_MINUTE: '100',
+      ROLE: 'api',
     };
     // Two API instances sharing one Redis: limits must hold across them.
     first = await startTestApp(limits);

@@ -14,7 +14,7 @@ const PUBLIC_OPERATIONS = new Set(['getHealth', 'listLanguages']);
 describe('Routes', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ ROLE: 'api' });
   });
   afterAll(() => t.close());
 

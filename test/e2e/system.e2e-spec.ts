@@ -7,7 +7,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 describe('System endpoints', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ ROLE: 'api' });
   });
   afterAll(() => t.close());
 

@@ -10,7 +10,7 @@ describe('Vocabularies', () => {
   let mine: string;
   let theirs: string;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ ROLE: 'api' });
     mine = (await t.createWorkspace({ name: 'Vocab mine' })).apiKey;
     theirs = (await t.createWorkspace({ name: 'Vocab theirs' })).apiKey;
   });

@@ -9,7 +9,7 @@ describe('Webhook endpoints', () => {
   let mine: string;
   let theirs: string;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ ROLE: 'api' });
     mine = (await t.createWorkspace({ name: 'Hooks mine' })).apiKey;
     theirs = (await t.createWorkspace({ name: 'Hooks theirs' })).apiKey;
   });
@@ -84,7 +84,7 @@ describe('Webhook endpoints', () => {
     let strict: TestApp;
     let key: string;
     beforeAll(async () => {
-      strict = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
+      strict = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false', ROLE: 'api' });
       key = (await strict.createWorkspace({ name: 'Hooks strict' })).apiKey;
     });
     afterAll(() => strict.close());
