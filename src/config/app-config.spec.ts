@@ -71,7 +71,10 @@ describe('.env.example', () => {
 
   it('documents every setting (set or commented out)', () => {
     for (const name of Object.keys(loadAppConfig(minimal))) {
-      expect({ name, documented: new RegExp(`^#? ?${name}=`, 'm').test(text) }).toEqual({ name, documented: true });
+      expect({ name, documented: new RegExp(`^#? ?${name}=`, 'm').test(text) }).toEqual({
+        name,
+        documented: true,
+      });
     }
   });
 });

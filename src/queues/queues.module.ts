@@ -12,8 +12,14 @@ import { TRANSCRIPTION_QUEUE, WEBHOOK_DELIVERY_QUEUE } from './job-catalogue';
       useFactory: (config: AppConfig) => ({
         redis: config.REDIS_URL,
         prefix: `${config.REDIS_PREFIX}:bull`,
-        // A worker's blocking wait for new jobs; short, so shutdown does not hang on it.
-        settings: { drainDelay: 1 },
+        settings: {
+          // A worker's blocking wait for new jobs; short, so shutdown does not hang on it.
+          drainDelay: 1,
+          // Engines run in child processes, so a worker's event loop always renews its locks in time; a
+          // short lock lets a job of a killed worker be taken over within about 15-30 s.
+          lockDuration: 15_000,
+          stalledInterval: 15_000,
+        },
       }),
     }),
     BullModule.registerQueue({ name: TRANSCRIPTION_QUEUE }, { name: WEBHOOK_DELIVERY_QUEUE }),

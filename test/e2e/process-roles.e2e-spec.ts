@@ -1,0 +1,110 @@
+import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { expectMatchesSpec } from '../support/openapi-contract';
+import { freePort, ServiceProcess } from '../support/service-process';
+import { sharedAudio } from '../support/shared-paths';
+import { bearer, startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Scale-out by process role: `ROLE=api` processes only serve HTTP, `ROLE=worker` processes only run jobs,
+ * all sharing PostgreSQL and Redis. Also: a Redis that lost every queued job loses no transcription.
+ */
+describe('Process roles (node dist/main.js)', () => {
+  const prefix = `stt-test-roles-${randomUUID()}`;
+  let provisioning: TestApp;
+  let apiKey: string;
+  let api: ServiceProcess;
+  let apiUrl: string;
+  const workers: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    provisioning = await startTestApp({ ROLE: 'api', REDIS_PREFIX: prefix });
+    ({ apiKey } = await provisioning.createWorkspace({
+      name: 'Roles',
+      balanceEur: 1,
+      freeTranscriptions: 0,
+    }));
+    const port = await freePort();
+    api = await new ServiceProcess({ ROLE: 'api', PORT: String(port), REDIS_PREFIX: prefix }).start();
+    apiUrl = `http://127.0.0.1:${port}`;
+  });
+  afterAll(async () => {
+    await Promise.all([api.stop(), ...workers.map((worker) => worker.stop())]);
+    await provisioning.close();
+  });
+
+  const http = () => request(apiUrl);
+
+  async function waitForStatus(id: string, wanted: string[], timeoutMs = 60_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const response = await http().get(`/v1/transcriptions/${id}/status`).set(bearer(apiKey));
+      if (wanted.includes(response.body.data.status)) return response.body.data.status as string;
+      if (Date.now() > deadline) throw new Error(`${id} stayed ${response.body.data.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  it('an API-only process accepts uploads but runs no job', async () => {
+    const health = await http().get('/v1/health');
+    expect(health.status).toBe(200);
+    expectMatchesSpec(health, 'getHealth');
+    const created = await http()
+      .post('/v1/transcriptions')
+      .set(bearer(apiKey))
+      .attach('file', sharedAudio('pocketsphinx/goforward.wav'));
+    expect(created.status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const status = await http().get(`/v1/transcriptions/${created.body.data.id}/status`).set(bearer(apiKey));
+    expect(status.body.data.status).toBe('queued');
+  });
+
+  it('a worker-only process picks queued jobs up; Redis losing the queue loses nothing', async () => {
+    const ids: string[] = [];
+    for (const clip of ['pocketsphinx/goforward.wav', 'coqui-stt/LDC93S1.wav']) {
+      const created = await http()
+        .post('/v1/transcriptions')
+        .set(bearer(apiKey))
+        .attach('file', sharedAudio(clip));
+      ids.push(created.body.data.id);
+    }
+    // Every Bull key of this deployment disappears, as after a Redis restart without persistence.
+    const redis = new Redis(provisioning.config.REDIS_URL);
+    const keys = await redis.keys(`${prefix}:bull:*`);
+    expect(keys.length).toBeGreaterThan(0);
+    await redis.del(...keys);
+    await redis.quit();
+
+    const worker = await new ServiceProcess({
+      ROLE: 'worker',
+      REDIS_PREFIX: prefix,
+      WORKER_CONCURRENCY: '2',
+    }).start();
+    workers.push(worker);
+    const all = await http().get('/v1/transcriptions?limit=100').set(bearer(apiKey));
+    for (const item of all.body.data as Array<{ id: string }>) {
+      expect(await waitForStatus(item.id, ['completed', 'failed'])).toBe('completed');
+    }
+    expect(all.body.data.length).toBe(3);
+    expect(ids).toHaveLength(2);
+  });
+
+  it('a worker killed mid-job (SIGKILL) does not lose the job: another worker completes it, billed once', async () => {
+    const created = await http()
+      .post('/v1/transcriptions')
+      .set(bearer(apiKey))
+      .attach('file', sharedAudio('faster-whisper/multilingual.mp3'));
+    const id = created.body.data.id as string;
+    await waitForStatus(id, ['processing']);
+    workers[0].kill();
+    const replacement = await new ServiceProcess({ ROLE: 'worker', REDIS_PREFIX: prefix }).start();
+    workers.push(replacement);
+    // Bull hands a stalled job (lock expired: 30 s) back to the queue; the replacement finishes it.
+    expect(await waitForStatus(id, ['completed', 'failed'], 120_000)).toBe('completed');
+    const detail = await http().get(`/v1/transcriptions/${id}`).set(bearer(apiKey));
+    expect(detail.body.data.cost).toBeCloseTo(0.003, 6);
+    const balance = await http().get('/v1/account/balance').set(bearer(apiKey));
+    expectMatchesSpec(balance, 'getBalance');
+  });
+});

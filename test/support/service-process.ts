@@ -1,0 +1,63 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { baseTestEnvironment } from './test-environment';
+
+const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A real `node dist/main.js` process (as operators run it), with the test environment plus overrides. */
+export class ServiceProcess {
+  private child: ChildProcess | null = null;
+  output = '';
+
+  constructor(readonly env: Record<string, string>) {}
+
+  async start(): Promise<this> {
+    this.child = spawn('node', [MAIN], {
+      env: { ...process.env, ...baseTestEnvironment(), LOG_LEVEL: 'log', ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    this.child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    await this.waitForOutput(this.env.ROLE === 'worker' ? /Worker started/ : /Listening on port/, 30_000);
+    return this;
+  }
+
+  async waitForOutput(pattern: RegExp, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(this.output)) {
+      if (this.child?.exitCode !== null) throw new Error(`service exited early:\n${this.output}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${this.output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** SIGKILL: no shutdown hooks run, as when a machine dies. */
+  kill(): void {
+    this.child?.kill('SIGKILL');
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+  }
+}
