@@ -1,4 +1,7 @@
-/** Two tiers: unit tests next to the code (pure logic), e2e tests over HTTP against real PostgreSQL and Redis. */
+/**
+ * Tiers: unit tests next to the code (pure logic); e2e tests over HTTP against real PostgreSQL and Redis;
+ * chaos (faults: killed processes, outages, full disks) and fuzz (contract-driven bad input) suites.
+ */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 module.exports = {
   projects: [
@@ -9,15 +12,15 @@ module.exports = {
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
     },
-    {
-      displayName: 'e2e',
+    ...['e2e', 'chaos', 'fuzz'].map((tier) => ({
+      displayName: tier,
       testEnvironment: 'node',
       rootDir: '.',
-      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testMatch: [`<rootDir>/test/**/*.${tier}-spec.ts`],
       transform: { '^.+\\.ts$': tsJest },
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/support/e2e-setup.ts'],
-    },
+    })),
   ],
 };

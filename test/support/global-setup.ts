@@ -8,6 +8,8 @@ const ROOT = join(__dirname, '..', '..');
 
 /** A fresh database migrated with the compiled CLI (the same path operators use), and a fresh storage dir. */
 export default async function globalSetup(): Promise<void> {
+  // Each test project (e2e, chaos, fuzz) declares this setup; one run shares one database.
+  if (process.env.STT_TEST_DATABASE_URL) return;
   const runId = `${Date.now().toString(36)}${process.pid}`;
   process.env.STT_TEST_REDIS_PREFIX = `stt-test-${runId}`;
   process.env.STT_TEST_STORAGE_DIR = join(ROOT, 'var', `test-storage-${runId}`);
