@@ -5,7 +5,8 @@
  *   node dist-bench/bench/run-service.js wer [bench arguments...]
  *   node dist-bench/bench/run-service.js der-service
  *
- * What it does: picks a free port, a new PostgreSQL database (stt_bench_<random>), its own REDIS_PREFIX and a
+ * What it does: copies dist/ to a temporary folder (so a concurrent rebuild of the working tree cannot pull it
+ * away from under the running service), picks a free port, a new PostgreSQL database (stt_bench_<random>), its own REDIS_PREFIX and a
  * temporary STORAGE_DIR; runs `node dist/cli.js migrate` and `workspace:create`; starts `node dist/main.js`
  * (ROLE=all: API and worker in one process); waits for /v1/health; runs
  * `node dist-bench/bench/<name>.js --service <url> --api-key <key> [arguments]`; then stops the service (by its
@@ -54,11 +55,11 @@ function freePort(): Promise<number> {
   });
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+function runCli(app: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      [path.join(ROOT, 'dist', 'cli.js'), ...args],
+      [path.join(app, 'dist', 'cli.js'), ...args],
       { env, cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`dist/cli.js ${args[0]} failed: ${error.message}\n${stdout}\n${stderr}`));
@@ -174,6 +175,18 @@ async function main(): Promise<number> {
   }
 
   const id = randomBytes(6).toString('hex');
+  // A private copy of dist/: others rebuilding the shared working tree (nest build deletes dist/ first) would
+  // otherwise make the service's engine child fail with MODULE_NOT_FOUND in the middle of the bench.
+  const snapshot = fs.mkdtempSync(path.join(os.tmpdir(), `stt-bench-app-${id}-`));
+  fs.cpSync(path.join(ROOT, 'dist'), path.join(snapshot, 'dist'), { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(snapshot, 'package.json'));
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(snapshot, 'node_modules'), 'dir');
+  for (const built of ['main.js', 'cli.js', 'engine/runner/engine-child.js']) {
+    if (!fs.existsSync(path.join(snapshot, 'dist', built))) {
+      fs.rmSync(snapshot, { recursive: true, force: true });
+      throw new Error(`dist/${built} missing from the copy (a rebuild in progress?); run again`);
+    }
+  }
   const database = `stt_bench_${id}`;
   const prefix = `stt-bench-${id}`;
   const storage = fs.mkdtempSync(path.join(os.tmpdir(), `stt-bench-storage-${id}-`));
@@ -201,12 +214,12 @@ async function main(): Promise<number> {
   let service: ChildProcess | undefined;
   let status = 1;
   try {
-    await runCli(['migrate'], env);
+    await runCli(snapshot, ['migrate'], env);
     const apiKey = parseApiKey(
-      await runCli(['workspace:create', '--name', 'Bench', '--balance', '100', '--free', '0'], env),
+      await runCli(snapshot, ['workspace:create', '--name', 'Bench', '--balance', '100', '--free', '0'], env),
     );
     const log = fs.openSync(logPath, 'w');
-    service = spawn(process.execPath, [path.join(ROOT, 'dist', 'main.js')], {
+    service = spawn(process.execPath, [path.join(snapshot, 'dist', 'main.js')], {
       env,
       cwd: ROOT,
       stdio: ['ignore', log, log],
@@ -224,6 +237,7 @@ async function main(): Promise<number> {
       return 0;
     });
     fs.rmSync(storage, { recursive: true, force: true });
+    fs.rmSync(snapshot, { recursive: true, force: true });
     if (status !== 0)
       console.error(`[run-service] bench exited with ${status}; service log kept at ${logPath}`);
     else if (process.env.BENCH_KEEP_LOG === '1') console.error(`[run-service] service log: ${logPath}`);

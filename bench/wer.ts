@@ -11,6 +11,7 @@
  * (c) the engine child process exactly as the worker runs it (fork + model load + decode + VAD + recognition +
  * classical diarization, no HTTP/DB/queue) and (d) the service end to end: upload → 202 → terminal status seen on
  * the SSE stream; the overhead ratio is (d) / (a).
+ * --repeat N measures every system N times per clip (interleaved clip by clip) and reports the run with the median time.
  * --long adds a generated 10-minute MP3 (the clips concatenated and looped, written to the temp folder and deleted):
  * its decode time, and with --service the CLI and service times on it.
  *
@@ -304,7 +305,9 @@ function timingTable(rows: Row[], withService: boolean): string {
       fixed(sum(rows.map((row) => row.child?.seconds ?? NaN))),
       fixed(service),
       fixed(sum(rows.map((row) => row.service?.uploadSeconds ?? NaN))),
-      fixed(sum(rows.map((row) => row.service?.serverSeconds ?? NaN))),
+      rows.every((row) => typeof row.service?.serverSeconds === 'number')
+        ? fixed(sum(rows.map((row) => row.service?.serverSeconds ?? 0)))
+        : '– (a job failed)',
       `${fixed(service / cli)} (median per clip ${fixed(median(rows.map((row) => (row.service?.seconds ?? NaN) / row.cli.seconds)))})`,
     );
   }
@@ -392,7 +395,20 @@ async function longFile(clips: Clip[], directory: string, service: ServiceTarget
   console.log(table(['step', 'audio s', 'wall s', 'RTF'], rows));
 }
 
+/**
+ * Runs a measurement `times` times and keeps the run with the median time (the upper median for an even count), so
+ * that one burst of load from other processes on the machine does not decide a clip's number.
+ */
+async function medianRun<T extends Measurement>(times: number, measure: () => Promise<T>): Promise<T> {
+  const runs: T[] = [];
+  for (let i = 0; i < times; i++) runs.push(await measure());
+  if (new Set(runs.map((run) => run.text)).size > 1)
+    console.error('  note: the text differed between repetitions');
+  return [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)];
+}
+
 async function main(): Promise<void> {
+  const repeat = Math.max(1, Number(argument('--repeat') ?? '1'));
   const service = serviceTargetFromArguments(process.argv);
   const clips = selectClips();
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'wer-bench-'));
@@ -414,12 +430,14 @@ async function main(): Promise<void> {
       const row: Row = {
         clip,
         duration: pcm.samples.length / pcm.sampleRate,
-        cli: measureCli(clip, directory),
-        pipeline: await measurePipeline(pipeline, clip),
+        cli: await medianRun(repeat, async () => measureCli(clip, directory)),
+        pipeline: await medianRun(repeat, () => measurePipeline(pipeline, clip)),
       };
       if (service) {
-        row.child = await measureChild(runner, clip);
-        row.service = await measureService(service, path.join(AUDIO_DIR, clip.path), clip.reference);
+        row.child = await medianRun(repeat, () => measureChild(runner, clip));
+        row.service = await medianRun(repeat, () =>
+          measureService(service, path.join(AUDIO_DIR, clip.path), clip.reference),
+        );
       }
       rows.push(row);
       console.error(
@@ -433,7 +451,9 @@ async function main(): Promise<void> {
     }
     console.log(`## WER (English single-speaker clips; reference kinds from MANIFEST.tsv ref_kind)\n`);
     console.log(werTable(rows, service !== undefined));
-    console.log(`\n## Time per clip (wall seconds; RTF = seconds / audio seconds)\n`);
+    console.log(
+      `\n## Time per clip (wall seconds, median of ${repeat} run${repeat > 1 ? 's' : ''}; RTF = seconds / audio seconds)\n`,
+    );
     console.log(timingTable(rows, service !== undefined));
     if (process.argv.includes('--long')) await longFile(clips, directory, service);
     console.log(`\npeak RSS of the bench process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
