@@ -179,8 +179,11 @@ async function main(): Promise<number> {
   // otherwise make the service's engine child fail with MODULE_NOT_FOUND in the middle of the bench.
   const snapshot = fs.mkdtempSync(path.join(os.tmpdir(), `stt-bench-app-${id}-`));
   fs.cpSync(path.join(ROOT, 'dist'), path.join(snapshot, 'dist'), { recursive: true });
-  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(snapshot, 'package.json'));
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(snapshot, 'node_modules'), 'dir');
+  // Everything else the service reads next to dist/ (node_modules, openapi.yaml, .tools, ...) is linked, not copied.
+  for (const entry of fs.readdirSync(ROOT)) {
+    if (entry === 'dist' || entry === '.git') continue;
+    fs.symlinkSync(path.join(ROOT, entry), path.join(snapshot, entry));
+  }
   for (const built of ['main.js', 'cli.js', 'engine/runner/engine-child.js']) {
     if (!fs.existsSync(path.join(snapshot, 'dist', built))) {
       fs.rmSync(snapshot, { recursive: true, force: true });
