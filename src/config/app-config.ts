@@ -10,6 +10,7 @@ import {
   Max,
   Min,
   MinLength,
+  ValidateIf,
   validateSync,
 } from 'class-validator';
 
@@ -18,6 +19,9 @@ export type RecognizerKind = (typeof RECOGNIZER_KINDS)[number];
 
 export const PROCESS_ROLES = ['all', 'api', 'worker'] as const;
 export type ProcessRole = (typeof PROCESS_ROLES)[number];
+
+export const STORAGE_DRIVERS = ['local', 's3'] as const;
+export type StorageDriver = (typeof STORAGE_DRIVERS)[number];
 
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
@@ -61,6 +65,45 @@ export class AppConfig {
   @IsString()
   @MinLength(1)
   STORAGE_DIR = './var/storage';
+
+  /** Where uploads live: `local` (STORAGE_DIR) or `s3` (any S3-compatible store, shared across machines). */
+  @IsIn(STORAGE_DRIVERS)
+  STORAGE_DRIVER: StorageDriver = 'local';
+
+  /** S3 endpoint URL for MinIO and other S3-compatible stores; unset means AWS S3 of S3_REGION. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  S3_ENDPOINT?: string;
+
+  @IsString()
+  @MinLength(1)
+  S3_REGION = 'us-east-1';
+
+  /** Required with STORAGE_DRIVER=s3; the bucket must exist. */
+  @ValidateIf((config: AppConfig) => config.STORAGE_DRIVER === 's3' || config.S3_BUCKET !== undefined)
+  @IsString()
+  @MinLength(1, { message: 'S3_BUCKET is required when STORAGE_DRIVER=s3' })
+  S3_BUCKET?: string;
+
+  /** Static credentials; both or neither (neither: the AWS default chain, e.g. an instance role). */
+  @ValidateIf(
+    (config: AppConfig) => config.S3_ACCESS_KEY_ID !== undefined || config.S3_SECRET_ACCESS_KEY !== undefined,
+  )
+  @IsString()
+  @MinLength(1, { message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together' })
+  S3_ACCESS_KEY_ID?: string;
+
+  @ValidateIf(
+    (config: AppConfig) => config.S3_ACCESS_KEY_ID !== undefined || config.S3_SECRET_ACCESS_KEY !== undefined,
+  )
+  @IsString()
+  @MinLength(1, { message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together' })
+  S3_SECRET_ACCESS_KEY?: string;
+
+  /** Path-style URLs (endpoint/bucket/key), needed by most self-hosted stores (MinIO, emulators). */
+  @Transform(toBool)
+  @IsBoolean()
+  S3_FORCE_PATH_STYLE = false;
 
   @IsUrl({ require_tld: false, require_protocol: true })
   ERRORS_BASE_URL = 'https://errors.transcription.example/problems';
@@ -189,6 +232,26 @@ export class AppConfig {
   @IsOptional()
   @IsString()
   SERVICE_VERSION?: string;
+
+  /**
+   * Bearer token for GET /metrics (Prometheus text). Unset: /metrics answers 404, so nothing about the
+   * service's load is public by default. At least 16 characters.
+   */
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
+  METRICS_TOKEN?: string;
+
+  /**
+   * Worker-only processes serve GET /metrics (same token) on this port when it is set; API processes use PORT.
+   * Unset: a worker exposes no metrics (queue depth is visible from any API process, it is read from Redis).
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  METRICS_PORT?: number;
 }
 
 export class ConfigValidationError extends Error {}

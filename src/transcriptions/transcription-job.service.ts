@@ -49,15 +49,18 @@ export class TranscriptionJobService {
     const controller = new AbortController();
     this.running.set(transcriptionId, controller);
     try {
-      const result = await this.engine.run(
-        {
-          audioPath: await this.storage.localPath(transcription.storageKey ?? ''),
-          model: transcription.model,
-          language: transcription.language ?? 'auto',
-          vocabulary: transcription.vocabulary,
-          speakers: transcription.speakerHints,
-        },
-        { signal: controller.signal, onProgress: this.progressReporter(transcriptionId) },
+      // Remote stores download to a temporary file that is removed when the engine is done with it.
+      const result = await this.storage.withLocalFile(transcription.storageKey ?? '', (audioPath) =>
+        this.engine.run(
+          {
+            audioPath,
+            model: transcription.model,
+            language: transcription.language ?? 'auto',
+            vocabulary: transcription.vocabulary,
+            speakers: transcription.speakerHints,
+          },
+          { signal: controller.signal, onProgress: this.progressReporter(transcriptionId) },
+        ),
       );
       await this.complete(transcriptionId, result);
       return 'done';

@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { PassThrough, Transform } from 'node:stream';
 import { ProblemException } from '../../common/problem/problem.exception';
-import type { FileStorage } from '../../storage/file-storage';
+import type { FileStorage, LocalCopy } from '../../storage/file-storage';
 
 /** 500 MB, decimal, as documented. */
 export const MAX_UPLOAD_BYTES = 500_000_000;
@@ -18,6 +18,8 @@ export interface StoredUpload {
   sha256: string;
   /** The first bytes, for type detection. */
   head: Buffer;
+  /** The bytes as a local file for ffprobe; the caller releases it. */
+  local: LocalCopy;
 }
 
 export interface ParsedUpload {
@@ -61,12 +63,17 @@ export function parseMultipartUpload(
     }
     const fields: Record<string, string> = {};
     let stored: Promise<StoredUpload> | null = null;
+    let body: PassThrough | null = null;
     let failed = false;
     const fail = (problem: unknown): void => {
       if (failed) return;
       failed = true;
       request.unpipe(parser);
-      void stored?.then((upload) => storage.delete(upload.storageKey)).catch(() => undefined);
+      // Ends the storage write with an error, so the adapter removes what it had written.
+      body?.destroy(new Error('upload refused'));
+      void stored
+        ?.then((upload) => Promise.all([upload.local.release(), storage.delete(upload.storageKey)]))
+        .catch(() => undefined);
       reject(problem instanceof Error ? problem : new Error(String(problem)));
     };
 
@@ -97,14 +104,15 @@ export function parseMultipartUpload(
         inspect.destroy();
         fail(tooLarge());
       });
-      const body = new PassThrough();
+      body = new PassThrough();
       stream.pipe(inspect).pipe(body);
-      stored = storage.write(storageKey, body).then((size) => ({
+      stored = storage.writeWithLocalCopy(storageKey, body).then(({ bytes, local }) => ({
         storageKey,
         originalFileName: cleanFileName(info.filename),
-        size,
+        size: bytes,
         sha256: hash.digest('hex'),
         head: Buffer.concat(headChunks),
+        local,
       }));
       stored.catch(() => undefined);
     });
@@ -114,10 +122,15 @@ export function parseMultipartUpload(
     parser.on('close', () => {
       if (failed) return;
       if (!stored) return resolve({ fields, file: null });
-      stored.then(
-        (file) => (failed ? storage.delete(file.storageKey) : resolve({ fields, file })),
-        (error: unknown) => fail(error),
-      );
+      stored
+        .then(
+          async (file) => {
+            if (!failed) return resolve({ fields, file });
+            await Promise.all([file.local.release(), storage.delete(file.storageKey)]);
+          },
+          (error: unknown) => fail(error),
+        )
+        .catch(() => undefined);
     });
     request.on('aborted', () => fail(new ProblemException('malformed-request', 'The upload was aborted.')));
     request.pipe(parser);

@@ -66,11 +66,13 @@ export class TranscriptionUploadService {
       await this.storage.delete(file.storageKey).catch(() => undefined);
       if (claimedRecord) await this.idempotency.release(claimedRecord).catch(() => undefined);
       throw error;
+    } finally {
+      await file.local.release().catch(() => undefined);
     }
   }
 
   private async detectMediaType(file: StoredUpload): Promise<string> {
-    const probe = await probeMedia(await this.storage.localPath(file.storageKey)).catch(() => null);
+    const probe = await probeMedia(file.local.path).catch(() => null);
     const mimeType = acceptedMediaType(file.head, probe);
     if (!mimeType) {
       throw new ProblemException(
