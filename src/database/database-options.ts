@@ -11,7 +11,17 @@ function migrationsGlob(): string {
     : join(__dirname, '..', 'migrations', '*.js');
 }
 
-export function databaseOptions(config: AppConfig): DataSourceOptions {
+/**
+ * The service's statements are short: while PostgreSQL hangs (connections open, no answer), a request gets
+ * its 503 within this bound instead of waiting. Migrations (the CLI) keep the longer default.
+ */
+export const SERVICE_QUERY_TIMEOUT_MS = 10_000;
+const MIGRATION_QUERY_TIMEOUT_MS = 30_000;
+
+export function databaseOptions(
+  config: AppConfig,
+  { queryTimeoutMs = MIGRATION_QUERY_TIMEOUT_MS }: { queryTimeoutMs?: number } = {},
+): DataSourceOptions {
   return {
     type: 'postgres',
     url: config.DATABASE_URL,
@@ -25,7 +35,7 @@ export function databaseOptions(config: AppConfig): DataSourceOptions {
       max: 10,
       connectionTimeoutMillis: 5000,
       // Fail queries fast while PostgreSQL is down instead of queueing them for minutes.
-      query_timeout: 30000,
+      query_timeout: queryTimeoutMs,
     },
   };
 }

@@ -7,6 +7,8 @@ import { TRANSCRIPTION_QUEUE, TranscriptionJobData } from '../queues/job-catalog
 
 /** Bull priority: lower runs first; premium tiers jump the standard queue. */
 const PRIORITY: Record<ModelTier, number> = { premium_jade: 1, premium: 2, standard: 5 };
+/** How long an upload waits for Redis to accept its job before leaving it to the reconciler. */
+const ENQUEUE_WAIT_MS = 2_000;
 
 /** The only place that adds transcription jobs, and the one place their options are set. */
 @Injectable()
@@ -33,14 +35,29 @@ export class TranscriptionQueue {
     );
   }
 
-  /** Enqueue without failing the caller: PostgreSQL is the source of truth and the reconciler retries. */
+  /**
+   * Enqueue without failing or holding up the caller: PostgreSQL is the source of truth and the reconciler
+   * retries. Bull's client waits for minutes while Redis is unreachable, so the caller waits at most
+   * ENQUEUE_WAIT_MS; an add still pending then may land later, harmlessly (the job id is the transcription id).
+   */
   async enqueueOrDefer(transcriptionId: string, model: ModelTier): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer from Redis within ${ENQUEUE_WAIT_MS} ms`)),
+        ENQUEUE_WAIT_MS,
+      );
+    });
+    const adding = this.enqueue(transcriptionId, model);
+    adding.catch(() => undefined);
     try {
-      await this.enqueue(transcriptionId, model);
+      await Promise.race([adding, gaveUp]);
     } catch (error) {
       this.logger.warn(
         `Enqueue of ${transcriptionId} deferred to the reconciler: ${(error as Error).message}`,
       );
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import { createServer, IncomingHttpHeaders, request as httpRequest, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Redis from 'ioredis';
@@ -168,4 +168,68 @@ export async function registerWebhook(
     .send({ url, events });
   if (response.status !== 201) throw new Error(`webhook registration: ${response.status} ${response.text}`);
   return (response.body as { data: { id: string } }).data.id;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  body: unknown;
+}
+
+/**
+ * POST of a small file as multipart/form-data over plain node:http. Unlike superagent, it keeps the answer
+ * when the server replies before the body is fully sent (an early 401/503) and the write then fails.
+ */
+export async function rawUpload(
+  url: string,
+  apiKey: string,
+  fileName: string,
+  content: Buffer,
+  timeoutMs: number,
+): Promise<RawResponse> {
+  const boundary = `chaos${randomUUID()}`;
+  const body = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\n` +
+        'Content-Type: application/octet-stream\r\n\r\n',
+    ),
+    content,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return new Promise<RawResponse>((resolve, reject) => {
+    let answered = false;
+    const outgoing = httpRequest(
+      `${url}/v1/transcriptions`,
+      {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${apiKey}`,
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          'Content-Length': String(body.length),
+        },
+        timeout: timeoutMs,
+      },
+      (incoming) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = null;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = null;
+          }
+          resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, text, body: parsed });
+        });
+      },
+    );
+    outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    outgoing.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    outgoing.end(body);
+  });
 }

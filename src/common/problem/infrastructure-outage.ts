@@ -20,6 +20,7 @@ const OUTAGE_MESSAGES = [
   'connect ECONNREFUSED',
   'Connection is closed',
   'timeout exceeded when trying to connect',
+  'Query read timeout', // pg's query_timeout: PostgreSQL accepted the query but never answered
   'MaxRetriesPerRequestError',
   'Reached the max retries per request limit',
   "Stream isn't writeable",
