@@ -1,4 +1,7 @@
-/** Error codes that mean PostgreSQL or Redis cannot be reached right now (as opposed to a bug). */
+/**
+ * Error codes that mean PostgreSQL or Redis cannot be reached, or upload storage cannot take more, right now
+ * (as opposed to a bug).
+ */
 const OUTAGE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -13,6 +16,8 @@ const OUTAGE_CODES = new Set([
   '08003', // connection_does_not_exist
   '08006', // connection_failure
   '53300', // too_many_connections
+  'ENOSPC', // upload storage full: an operator frees space, the client retries (docs/decisions.md)
+  'EDQUOT', // upload storage over quota
 ]);
 
 const OUTAGE_MESSAGES = [

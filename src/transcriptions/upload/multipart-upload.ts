@@ -114,7 +114,9 @@ export function parseMultipartUpload(
         head: Buffer.concat(headChunks),
         local,
       }));
-      stored.catch(() => undefined);
+      // A storage write that fails mid-stream (disk full, S3 error) stops consuming the part, and busboy
+      // would never close: refuse the upload at once instead of waiting for the end of the body.
+      stored.catch((error: unknown) => fail(error));
     });
     parser.on('error', () =>
       fail(new ProblemException('malformed-request', 'The multipart body is malformed.')),
