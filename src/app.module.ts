@@ -12,6 +12,7 @@ import { QueuesModule } from './queues/queues.module';
 import { StorageModule } from './storage/storage.module';
 import { TranscriptionsModule } from './transcriptions/transcriptions.module';
 import { LanguagesModule } from './languages/languages.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { VocabulariesModule } from './vocabularies/vocabularies.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -30,6 +31,7 @@ export class AppModule {
         DatabaseModule,
         QueuesModule,
         StorageModule,
+        MetricsModule,
         HttpPlatformModule,
         AuthModule,
         HealthModule,

@@ -9,6 +9,7 @@ import { microToEur } from '../common/money';
 import { AppConfig } from '../config/app-config';
 import { EngineError, type TranscribeResult } from '../engine/engine.types';
 import { EngineRunner } from '../engine/runner/engine-runner';
+import { MetricsService } from '../metrics/metrics.service';
 import { FileStorage } from '../storage/file-storage';
 import { OutboxEvent } from '../webhooks/outbox-event.entity';
 import { TranscriptionEventsService } from './transcription-events.service';
@@ -36,6 +37,7 @@ export class TranscriptionJobService {
     private readonly events: TranscriptionEventsService,
     private readonly ledger: LedgerService,
     private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {}
 
   /** Stops a running job of this process (its transcription was deleted). */
@@ -48,6 +50,8 @@ export class TranscriptionJobService {
     if (!transcription) return 'done';
     const controller = new AbortController();
     this.running.set(transcriptionId, controller);
+    const attemptStarted = Date.now();
+    const elapsedSeconds = (): number => (Date.now() - attemptStarted) / 1000;
     try {
       // Remote stores download to a temporary file that is removed when the engine is done with it.
       const result = await this.storage.withLocalFile(transcription.storageKey ?? '', (audioPath) =>
@@ -62,7 +66,8 @@ export class TranscriptionJobService {
           { signal: controller.signal, onProgress: this.progressReporter(transcriptionId) },
         ),
       );
-      await this.complete(transcriptionId, result);
+      const finished = await this.complete(transcriptionId, result);
+      this.metrics.recordJobFinished(transcription.model, finished, elapsedSeconds(), result.duration);
       return 'done';
     } catch (error) {
       if (controller.signal.aborted) return 'done';
@@ -73,9 +78,11 @@ export class TranscriptionJobService {
       );
       if (engineError.transient && !attempt.isLast) {
         await this.setProgress(transcriptionId, 0);
+        this.metrics.recordJobRetried(transcription.model, engineError.code, elapsedSeconds());
         return 'retry';
       }
-      await this.fail(transcriptionId, engineError.toErrorMessage());
+      const failed = await this.fail(transcriptionId, engineError.toErrorMessage());
+      this.metrics.recordJobFinished(transcription.model, failed, elapsedSeconds());
       return 'done';
     } finally {
       this.running.delete(transcriptionId);
@@ -120,7 +127,7 @@ export class TranscriptionJobService {
       .update({ id: transcriptionId, status: 'processing' }, { progress });
   }
 
-  private async complete(transcriptionId: string, result: TranscribeResult): Promise<void> {
+  private async complete(transcriptionId: string, result: TranscribeResult): Promise<Transcription | null> {
     const outcome = await this.dataSource.transaction(async (tx) => {
       const transcription = await this.lockOpen(tx, transcriptionId);
       if (!transcription) return null;
@@ -179,14 +186,16 @@ export class TranscriptionJobService {
     });
     if (outcome)
       await this.events.publish(transcriptionId, { status: outcome.status, progress: outcome.progress });
+    return outcome;
   }
 
-  private async fail(transcriptionId: string, errorMessage: string): Promise<void> {
+  private async fail(transcriptionId: string, errorMessage: string): Promise<Transcription | null> {
     const failed = await this.dataSource.transaction(async (tx) => {
       const transcription = await this.lockOpen(tx, transcriptionId);
       return transcription ? this.markFailed(tx, transcription, errorMessage) : null;
     });
     if (failed) await this.events.publish(transcriptionId, { status: 'failed', progress: failed.progress });
+    return failed;
   }
 
   /** Failed jobs are never billed; a reserved free transcription is given back. */
