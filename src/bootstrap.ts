@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { AppModule } from './app.module';
+import { literalUndecodablePath } from './common/http/undecodable-path';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter';
 import { ProblemException } from './common/problem/problem.exception';
 import { flattenValidationErrors } from './common/problem/validation-errors';
@@ -39,6 +40,7 @@ export async function createHttpApp(config: AppConfig): Promise<INestApplication
     logger: logLevels(config),
   });
   app.disable('x-powered-by');
+  app.use(literalUndecodablePath);
   app.useGlobalFilters(new ProblemDetailsFilter(config));
   app.useGlobalPipes(validationPipe());
   app.enableShutdownHooks();

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, NotContains } from 'class-validator';
 import type { ModelTier } from '../engine/engine.types';
 import { MODEL_TIERS, TRANSCRIPTION_STATUSES, TranscriptionStatus } from './transcription.entity';
 
@@ -26,6 +26,8 @@ export class ListTranscriptionsQueryDto {
   @IsOptional()
   @IsString()
   @MaxLength(200)
+  // PostgreSQL text cannot hold NUL; without this the query fails with a 500.
+  @NotContains('\u0000', { message: 'search must not contain NUL characters' })
   search?: string;
 }
 

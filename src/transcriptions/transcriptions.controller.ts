@@ -5,7 +5,7 @@ import type { Principal } from '../auth/principal';
 import { ResourceIdPipe } from '../common/http/resource-id.pipe';
 import { ProblemException } from '../common/problem/problem.exception';
 import { buildContentDisposition } from './export/export-file-name';
-import { ExportQueryDto, ListTranscriptionsQueryDto } from './list-transcriptions.dto';
+import { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { streamTranscriptionState } from './transcription-event-stream';
 import { toTranscriptionDetail, toTranscriptionSummary } from './transcription.views';
@@ -64,10 +64,16 @@ export class TranscriptionsController {
   async export(
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
-    @Query() query: ExportQueryDto,
+    // Read by name, not through a DTO: other query parameters are ignored, and a missing, repeated or
+    // unknown format is the documented 422 invalid-format rather than a generic validation problem.
+    @Query('format') format: unknown,
     @Res() response: Response,
   ): Promise<void> {
-    const rendered = await this.transcriptions.export(principal.workspaceId, id, query.format);
+    const rendered = await this.transcriptions.export(
+      principal.workspaceId,
+      id,
+      typeof format === 'string' ? format : undefined,
+    );
     response
       .status(200)
       .setHeader('Content-Type', rendered.contentType)

@@ -2,15 +2,27 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
-  IsOptional,
   IsString,
   Length,
   MinLength,
+  NotContains,
+  ValidateIf,
 } from 'class-validator';
+
+/** PostgreSQL text and jsonb cannot hold NUL; refused as a validation error instead of failing the insert. */
+const NoNul = (each = false) =>
+  NotContains('\u0000', {
+    each,
+    message: each ? 'words must not contain NUL characters' : 'name must not contain NUL characters',
+  });
+
+/** Like @IsOptional, but only an absent member is skipped: `null` is validated (and refused), not stored. */
+const IfPresent = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 export class CreateVocabularyDto {
   @IsString()
   @Length(1, 100)
+  @NoNul()
   name: string;
 
   @IsArray()
@@ -18,21 +30,24 @@ export class CreateVocabularyDto {
   @ArrayMaxSize(500)
   @IsString({ each: true })
   @MinLength(1, { each: true, message: 'each word must be at least 1 character' })
+  @NoNul(true)
   words: string[];
 }
 
 /** Both fields optional; a body with neither is refused by the service (documented decision). */
 export class UpdateVocabularyDto {
-  @IsOptional()
+  @IfPresent()
   @IsString()
   @Length(1, 100)
+  @NoNul()
   name?: string;
 
-  @IsOptional()
+  @IfPresent()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(500)
   @IsString({ each: true })
   @MinLength(1, { each: true, message: 'each word must be at least 1 character' })
+  @NoNul(true)
   words?: string[];
 }

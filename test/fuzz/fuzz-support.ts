@@ -1,0 +1,304 @@
+/**
+ * Shared pieces of the contract-driven fuzz suites: bounded fast-check settings with a reproducible seed, the
+ * invariants every response must hold, request schemas from openapi.yaml (dereferenced for json-schema-faker
+ * and Ajv), and "nothing written" snapshots of one workspace's rows and of the upload storage folder.
+ */
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import fc from 'fast-check';
+import { JSONSchemaFaker } from 'json-schema-faker';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Response } from 'supertest';
+import { DataSource } from 'typeorm';
+import { errorSlugs, expectMatchesSpec, openApiDocument } from '../support/openapi-contract';
+import type { TestApp } from '../support/test-app';
+
+/** FUZZ_SEED reproduces a run (fast-check prints seed and path on failure); FUZZ_RUNS scales every property. */
+export const FUZZ_SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20_260_501;
+const RUNS_FACTOR = process.env.FUZZ_RUNS_FACTOR ? Number(process.env.FUZZ_RUNS_FACTOR) : 1;
+
+/** fast-check parameters: fixed run count, the seed, and shrinking only on request (FUZZ_SHRINK=1). */
+export function fuzzParameters(numRuns: number, path?: string): fc.Parameters<unknown> {
+  return {
+    numRuns: Math.max(1, Math.round(numRuns * RUNS_FACTOR)),
+    seed: FUZZ_SEED,
+    path: path ?? process.env.FUZZ_PATH,
+    endOnFailure: process.env.FUZZ_SHRINK !== '1',
+    verbose: fc.VerbosityLevel.None,
+  };
+}
+
+export const ERRORS_BASE_URL = 'https://errors.transcription.example/problems';
+const DOCUMENTED_SLUGS = new Set(errorSlugs());
+
+export interface SentRequest {
+  method: string;
+  path: string;
+  note?: string;
+}
+
+function describeSent(sent: SentRequest): string {
+  const path = sent.path.length > 200 ? `${sent.path.slice(0, 200)}…` : sent.path;
+  return `${sent.method} ${path}${sent.note ? ` [${sent.note}]` : ''}`;
+}
+
+/**
+ * The invariants of the Bad-input section for one response: no 5xx, every error is application/problem+json
+ * whose `type` is `{ERRORS_BASE_URL}/<slug>` for a slug openapi.yaml documents, and the response as a whole
+ * is one openapi.yaml documents for the operation.
+ */
+export function expectInvariants(response: Response, operationId: string, sent: SentRequest): void {
+  const where = `${describeSent(sent)} → ${response.status}`;
+  if (response.status >= 500) {
+    throw new Error(`${where}: a 5xx answer to bad input.\nBody: ${response.text?.slice(0, 500)}`);
+  }
+  if (response.status >= 400) {
+    const contentType = String(response.headers['content-type'] ?? '');
+    if (!contentType.startsWith('application/problem+json')) {
+      throw new Error(`${where}: Content-Type ${contentType || 'none'}, not application/problem+json.
+Body: ${response.text?.slice(0, 500)}`);
+    }
+    const type = (response.body as { type?: unknown }).type;
+    const slug =
+      typeof type === 'string' && type.startsWith(`${ERRORS_BASE_URL}/`)
+        ? type.slice(ERRORS_BASE_URL.length + 1)
+        : '';
+    if (!DOCUMENTED_SLUGS.has(slug)) {
+      throw new Error(`${where}: problem type ${String(type)} is not a documented slug.`);
+    }
+  }
+  try {
+    expectMatchesSpec(response, operationId);
+  } catch (error) {
+    throw new Error(`${where}: ${(error as Error).message}`);
+  }
+}
+
+export function slugOf(response: Response): string | undefined {
+  const type = (response.body as { type?: unknown } | undefined)?.type;
+  return typeof type === 'string' ? type.slice(type.lastIndexOf('/') + 1) : undefined;
+}
+
+/** A storage folder of the suite's own, so files written by other suites running in parallel never count. */
+export function privateStorageDir(): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'stt-fuzz-storage-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+function countFiles(dir: string): number {
+  let count = 0;
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    if (entry.isDirectory()) count += countFiles(join(dir, entry.name));
+    else count += 1;
+  }
+  return count;
+}
+
+export interface WrittenState {
+  transcriptions: number;
+  vocabularies: number;
+  webhookEndpoints: number;
+  idempotencyRecords: number;
+  storedFiles: number;
+}
+
+/** Everything a request could write for a workspace: its rows in the four tables, and files in storage. */
+export async function writtenState(
+  t: TestApp,
+  workspaceId: string,
+  storageDir: string,
+): Promise<WrittenState> {
+  const [row] = await t.app.get(DataSource).query<Array<Omit<WrittenState, 'storedFiles'>>>(
+    `SELECT (SELECT count(*) FROM transcriptions WHERE workspace_id = $1)::int AS transcriptions,
+            (SELECT count(*) FROM vocabularies WHERE workspace_id = $1)::int AS vocabularies,
+            (SELECT count(*) FROM webhook_endpoints WHERE workspace_id = $1)::int AS "webhookEndpoints",
+            (SELECT count(*) FROM idempotency_records WHERE workspace_id = $1)::int AS "idempotencyRecords"`,
+    [workspaceId],
+  );
+  return { ...row, storedFiles: countFiles(storageDir) };
+}
+
+/**
+ * A rejected request must leave nothing behind. A refused upload removes its partial file while the answer
+ * is on its way, so the storage count gets a short grace period; rows must already be unchanged.
+ */
+export async function expectNothingWritten(
+  t: TestApp,
+  workspaceId: string,
+  storageDir: string,
+  before: WrittenState,
+  sent: SentRequest,
+): Promise<void> {
+  let after = await writtenState(t, workspaceId, storageDir);
+  for (let wait = 0; wait < 10 && after.storedFiles !== before.storedFiles; wait++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    after = await writtenState(t, workspaceId, storageDir);
+  }
+  if (JSON.stringify(after) !== JSON.stringify(before)) {
+    throw new Error(
+      `${describeSent(sent)}: a rejected request wrote something.\nbefore ${JSON.stringify(before)}\nafter  ${JSON.stringify(after)}`,
+    );
+  }
+}
+
+type JsonSchema = Record<string, unknown>;
+
+/** Inlines `#/components/...` references (the document has no cycles) so schemas stand alone. */
+export function dereference(value: unknown, depth = 0): unknown {
+  if (depth > 40) throw new Error('openapi.yaml: $ref nesting too deep');
+  if (Array.isArray(value)) return value.map((item) => dereference(item, depth + 1));
+  if (value === null || typeof value !== 'object') return value;
+  const object = value as JsonSchema;
+  if (typeof object.$ref === 'string') {
+    let target: unknown = openApiDocument();
+    for (const segment of object.$ref.slice(2).split('/')) target = (target as JsonSchema)[segment];
+    const { $ref: _ref, ...siblings } = object;
+    return {
+      ...(dereference(target, depth + 1) as JsonSchema),
+      ...(dereference(siblings, depth + 1) as JsonSchema),
+    };
+  }
+  return Object.fromEntries(Object.entries(object).map(([key, item]) => [key, dereference(item, depth + 1)]));
+}
+
+interface OperationObject {
+  parameters?: unknown[];
+  requestBody?: { content?: Record<string, { schema?: unknown }> };
+}
+
+function operationObject(method: string, path: string): { pathItem: JsonSchema; operation: OperationObject } {
+  const pathItem = (openApiDocument().paths as Record<string, JsonSchema>)[path];
+  return { pathItem, operation: pathItem[method.toLowerCase()] as OperationObject };
+}
+
+export interface QueryParameter {
+  name: string;
+  required: boolean;
+  schema: JsonSchema;
+}
+
+/** The query parameters openapi.yaml documents for an operation, with their schemas dereferenced. */
+export function queryParameters(method: string, path: string): QueryParameter[] {
+  const { pathItem, operation } = operationObject(method, path);
+  const all = [...((pathItem.parameters as unknown[]) ?? []), ...(operation.parameters ?? [])].map(
+    (parameter) =>
+      dereference(parameter) as { name: string; in: string; required?: boolean; schema: JsonSchema },
+  );
+  return all
+    .filter((parameter) => parameter.in === 'query')
+    .map((parameter) => ({
+      name: parameter.name,
+      required: parameter.required === true,
+      schema: parameter.schema,
+    }));
+}
+
+/** The JSON request-body schema of an operation, dereferenced, or undefined when it takes none. */
+export function jsonBodySchema(method: string, path: string): JsonSchema | undefined {
+  const schema = operationObject(method, path).operation.requestBody?.content?.['application/json']?.schema;
+  return schema === undefined ? undefined : (dereference(schema) as JsonSchema);
+}
+
+const requestAjv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(requestAjv);
+const compiled = new Map<JsonSchema, ValidateFunction>();
+
+/** Ajv (draft 2020-12) as the oracle of what the contract accepts. */
+export function conformsTo(schema: JsonSchema, value: unknown): boolean {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = requestAjv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate(value);
+}
+
+/** mulberry32: a tiny seeded PRNG so json-schema-faker draws are fixed by the fast-check seed. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let mixed = state;
+    mixed = Math.imul(mixed ^ (mixed >>> 15), mixed | 1);
+    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** Values json-schema-faker derives from a schema, reproducible through the integer fast-check draws. */
+export function schemaValue(schema: JsonSchema): fc.Arbitrary<unknown> {
+  return fc.integer({ min: 0, max: 2 ** 31 - 1 }).map((seed) => {
+    JSONSchemaFaker.option({
+      random: seededRandom(seed),
+      alwaysFakeOptionals: false,
+      optionalsProbability: 0.6,
+      maxItems: 6,
+      maxLength: 40,
+      useExamplesValue: false,
+      failOnInvalidTypes: false,
+      failOnInvalidFormat: false,
+    });
+    return JSONSchemaFaker.generate(schema);
+  });
+}
+
+/** Strings meant to break parsers and validators: unicode, control characters, huge, injection-shaped. */
+export const nastyString: fc.Arbitrary<string> = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 30 }),
+  fc.string({ unit: 'grapheme', maxLength: 30 }),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '\uFEFF',
+    '\u202E\u0041',
+    '🎙️🔥',
+    'ä'.repeat(300),
+    "' OR 1=1 --",
+    '${jndi:ldap://x}',
+    '../../etc/passwd',
+    '%00',
+    'null',
+    'undefined',
+    '[object Object]',
+    '-1',
+    '1e309',
+    'NaN',
+    '0x10',
+  ),
+  fc.integer({ min: 1_000, max: 6_000 }).map((length) => 'x'.repeat(length)),
+);
+
+/** JSON values with a few deeper shapes: wrong-typed replacements for any member. */
+export const wrongJson: fc.Arbitrary<unknown> = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  nastyString,
+  fc.constantFrom(
+    null,
+    true,
+    0,
+    -1,
+    1.5,
+    1e308,
+    [],
+    {},
+    [null],
+    { $ne: null },
+    { __proto__: { admin: true } },
+  ),
+);
+
+/** `[[[[…]]]]` and `{"a":{"a":…}}` nesting bombs, as raw text (JSON.stringify would itself recurse). */
+export function nestingBomb(depth: number, kind: 'array' | 'object'): string {
+  return kind === 'array'
+    ? `${'['.repeat(depth)}${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+}
