@@ -81,6 +81,10 @@ export function parseMultipartUpload(
       fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
+      // A form that ends inside a file part errors on the part's stream; unhandled, that crashes the process.
+      stream.on('error', () =>
+        fail(new ProblemException('malformed-request', 'The multipart body ends inside a file part.')),
+      );
       if (name !== 'file' || stored) {
         stream.resume();
         return;
