@@ -1,0 +1,78 @@
+/**
+ * Audio inputs for the service benchmarks, made from the English clips of the shared audio set
+ * (../shared/audio, never copied into the repository) or generated with ffmpeg in the temp folder.
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SHARED_DIR } from '../../test/support/shared-paths';
+
+export interface SharedClip {
+  path: string;
+  seconds: number;
+}
+
+/** English single-speaker clips with speech (≥ 1.5 s), from MANIFEST.tsv, in manifest order. */
+export function englishClips(): SharedClip[] {
+  const audio = path.join(SHARED_DIR, 'audio');
+  const [header, ...rows] = fs.readFileSync(path.join(audio, 'MANIFEST.tsv'), 'utf8').trim().split('\n');
+  const columns = header.split('\t');
+  const column = (row: string[], name: string): string => row[columns.indexOf(name)] ?? '';
+  return rows
+    .map((line) => line.split('\t'))
+    .filter((row) => column(row, 'language') === 'en' && column(row, 'speakers') === '1')
+    .map((row) => ({ path: path.join(audio, column(row, 'path')), seconds: Number(column(row, 'duration_s')) }))
+    .filter((clip) => clip.seconds >= 1.5 && fs.existsSync(clip.path));
+}
+
+/** A batch of n clips, cycling through the English clips. */
+export function clipBatch(n: number): SharedClip[] {
+  const clips = englishClips();
+  if (clips.length === 0) throw new Error(`no English clips under ${SHARED_DIR}/audio`);
+  return Array.from({ length: n }, (_, index) => clips[index % clips.length]);
+}
+
+export function ffmpeg(args: string[]): void {
+  execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-v', 'error', '-y', ...args], { stdio: 'inherit' });
+}
+
+/** Duration in seconds of a media file, from ffprobe. */
+export function probeSeconds(file: string): number {
+  const output = execFileSync(
+    'ffprobe',
+    ['-v', 'error', '-show_entries', 'format=duration', '-of', 'default=nw=1:nk=1', file],
+    { encoding: 'utf8' },
+  );
+  return Number(output.trim());
+}
+
+export function benchTempDir(label: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `stt-bench-${label}-`));
+}
+
+/**
+ * Writes a file of real English speech of about `minutes` minutes: the English clips (normalised to 16 kHz
+ * mono) concatenated and looped with ffmpeg's concat demuxer, then encoded as `format` (mp3 64 kb/s or wav).
+ */
+export function longSpeechFile(directory: string, minutes: number, format: 'mp3' | 'wav' = 'mp3'): string {
+  const clips = englishClips();
+  const normalised = clips.map((clip, index) => {
+    const target = path.join(directory, `clip-${index}.wav`);
+    if (!fs.existsSync(target)) ffmpeg(['-i', clip.path, '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', target]);
+    return { path: target, seconds: probeSeconds(target) };
+  });
+  const lines: string[] = [];
+  let total = 0;
+  for (let index = 0; total < minutes * 60; index++) {
+    const clip = normalised[index % normalised.length];
+    lines.push(`file '${clip.path}'`);
+    total += clip.seconds;
+  }
+  const list = path.join(directory, `concat-${minutes}.txt`);
+  fs.writeFileSync(list, lines.join('\n') + '\n');
+  const output = path.join(directory, `speech-${minutes}min.${format}`);
+  const codec = format === 'mp3' ? ['-c:a', 'libmp3lame', '-b:a', '64k'] : ['-c:a', 'pcm_s16le'];
+  ffmpeg(['-f', 'concat', '-safe', '0', '-i', list, '-t', String(minutes * 60), '-ac', '1', ...codec, output]);
+  return output;
+}

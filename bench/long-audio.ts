@@ -1,0 +1,169 @@
+/**
+ * Long audio: a 30-minute and a 60-minute file of real English speech (the shared English clips concatenated
+ * and looped with ffmpeg, MP3 64 kb/s, written to the temp folder and deleted afterwards) transcribed through a
+ * throwaway service (one ROLE=api process, one ROLE=worker process, WORKER_CONCURRENCY=1).
+ *
+ *   npm run bench:long-audio
+ *   node dist-bench/bench/long-audio.js [--minutes 30,60]
+ *
+ * Per file: end-to-end wall time (upload → terminal status seen by the client), the worker's processing time
+ * (started_at → completed_at of the record), the real-time factor (processing / audio duration), and the peak
+ * memory of the worker's descendants (the engine child and whatever it runs, e.g. ffmpeg): /proc VmRSS of every
+ * descendant sampled every 250 ms (peak of the sum) and the largest VmHWM seen for one process.
+ * Linearity is time(60 min) / time(30 min) (2.0 = perfectly linear). Target: peak engine RSS < 1 GB.
+ */
+import * as fs from 'node:fs';
+import { benchTempDir, longSpeechFile, probeSeconds } from './lib/bench-audio';
+import {
+  argument,
+  commandLine,
+  descendants,
+  fixed,
+  loadAverage,
+  machineInfo,
+  markdownTable,
+  processMemory,
+  publish,
+  quietWaitMs,
+  runMain,
+  waitForQuietMachine,
+} from './lib/measure';
+import { withSandbox } from './lib/sandbox';
+import { transcribeThroughService } from './lib/service-client';
+
+interface MemorySampler {
+  stop(): { peakSumMb: number; peakHwmMb: number; peakProcess: string; samples: number };
+}
+
+function sampleDescendants(rootPid: number, intervalMs = 250): MemorySampler {
+  let peakSumMb = 0;
+  let peakHwmMb = 0;
+  let peakProcess = '';
+  let samples = 0;
+  const tick = (): void => {
+    let sum = 0;
+    for (const pid of descendants(rootPid)) {
+      const memory = processMemory(pid);
+      if (!memory) continue;
+      sum += memory.rssMb;
+      if (memory.hwmMb > peakHwmMb) {
+        peakHwmMb = memory.hwmMb;
+        peakProcess = commandLine(pid)
+          .split(' ')
+          .slice(0, 2)
+          .map((part) => part.split('/').pop() ?? part)
+          .join(' ');
+      }
+    }
+    samples++;
+    peakSumMb = Math.max(peakSumMb, sum);
+  };
+  const timer = setInterval(tick, intervalMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      tick();
+      return { peakSumMb, peakHwmMb, peakProcess, samples };
+    },
+  };
+}
+
+interface LongRow {
+  minutes: number;
+  audioSeconds: number;
+  fileMb: number;
+  status: string;
+  words: number;
+  endToEndSeconds: number;
+  processingSeconds: number;
+  rtf: number;
+  peakSumMb: number;
+  peakHwmMb: number;
+  peakProcess: string;
+  errorMessage: string | null;
+}
+
+async function main(): Promise<void> {
+  const minutesList = (argument('--minutes') ?? '30,60').split(',').map(Number);
+  const directory = benchTempDir('long-audio');
+  const machine = machineInfo();
+  try {
+    const files = minutesList.map((minutes) => ({ minutes, file: longSpeechFile(directory, minutes) }));
+    const loadAtStart = await waitForQuietMachine(1.5, quietWaitMs());
+    const rows = await withSandbox(
+      { ENGINE_TIMEOUT_MS: String(3 * 3600 * 1000), WORKER_CONCURRENCY: '1', LOG_LEVEL: 'log' },
+      async (sandbox) => {
+        const api = await sandbox.start('api');
+        const worker = await sandbox.start('worker');
+        const target = { baseUrl: api.url as string, apiKey: sandbox.apiKey };
+        const measured: LongRow[] = [];
+        for (const { minutes, file } of files) {
+          console.error(`[long-audio] ${minutes} min (${file}), load ${loadAverage()}`);
+          const sampler = sampleDescendants(worker.pid);
+          const run = await transcribeThroughService(target, file, {}, 3 * 3600 * 1000);
+          const memory = sampler.stop();
+          const [record] = await sandbox.query<{ started_at: Date | null; completed_at: Date | null }>(
+            'SELECT started_at, completed_at FROM transcriptions WHERE id = $1',
+            [run.transcription.id],
+          );
+          const audioSeconds = probeSeconds(file);
+          const processingSeconds =
+            record.started_at && record.completed_at
+              ? (record.completed_at.getTime() - record.started_at.getTime()) / 1000
+              : NaN;
+          const row: LongRow = {
+            minutes,
+            audioSeconds,
+            fileMb: fs.statSync(file).size / 1e6,
+            status: run.transcription.status,
+            words: run.transcription.resultJson?.words.length ?? 0,
+            endToEndSeconds: run.endToEndSeconds,
+            processingSeconds,
+            rtf: processingSeconds / audioSeconds,
+            ...memory,
+            errorMessage: run.transcription.errorMessage,
+          };
+          console.error(`[long-audio] ${JSON.stringify(row)}`);
+          measured.push(row);
+        }
+        return measured;
+      },
+    );
+    const byMinutes = new Map(rows.map((row) => [row.minutes, row]));
+    const short = byMinutes.get(30);
+    const long = byMinutes.get(60);
+    const linearity = short && long ? long.processingSeconds / short.processingSeconds : NaN;
+    const table = markdownTable(
+      [
+        'audio',
+        'file',
+        'status',
+        'words',
+        'end-to-end (s)',
+        'processing (s)',
+        'RTF',
+        'peak engine RSS, sum of descendants (MB)',
+        'peak VmHWM of one process (MB)',
+      ],
+      rows.map((row) => [
+        `${fixed(row.audioSeconds / 60, 1)} min`,
+        `MP3 64 kb/s, ${fixed(row.fileMb, 1)} MB`,
+        row.status + (row.errorMessage ? ` (${row.errorMessage})` : ''),
+        String(row.words),
+        fixed(row.endToEndSeconds, 1),
+        fixed(row.processingSeconds, 1),
+        fixed(row.rtf, 3),
+        fixed(row.peakSumMb, 0),
+        `${fixed(row.peakHwmMb, 0)} (${row.peakProcess})`,
+      ]),
+    );
+    const markdown =
+      `${table}\n\nLinearity (processing time 60 min / 30 min, 2.00 = linear): **${fixed(linearity, 2)}**. ` +
+      `Load average at start ${loadAtStart}, at end ${loadAverage()}. Machine: ${machine.cpus} × ${machine.cpuModel}.`;
+    publish('long-audio', markdown, { rows, linearity, loadAtStart });
+  } finally {
+    fs.rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+runMain(main);
