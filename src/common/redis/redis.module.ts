@@ -5,12 +5,16 @@ import { AppConfig } from '../../config/app-config';
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
 export const InjectRedis = (): ParameterDecorator => Inject(REDIS_CLIENT);
 
-/** Commands fail fast while Redis is down (a 503 to the caller) instead of queueing without bound. */
+/**
+ * Commands fail fast while Redis is down or hangs (rate limiting then fails open, state publishing is
+ * skipped) instead of waiting without bound.
+ */
 export function createRedisClient(config: AppConfig): Redis {
   return new Redis(config.REDIS_URL, {
     maxRetriesPerRequest: 2,
     enableOfflineQueue: true,
     lazyConnect: false,
+    commandTimeout: 2000,
   });
 }
 
