@@ -1,0 +1,301 @@
+/**
+ * Security checks of the Bad-input section:
+ * - tenant isolation on every resource route, generated from openapi.yaml's route list;
+ * - JWT algorithm confusion (the variants test/e2e/auth.e2e-spec.ts does not already cover);
+ * - SSRF targets refused at webhook registration with WEBHOOK_ALLOW_PRIVATE_TARGETS=false.
+ * Rate limits across two API instances: test/e2e/rate-limit.e2e-spec.ts. Secrets in logs: secrets-in-logs.fuzz-spec.ts.
+ */
+import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { sign } from 'jsonwebtoken';
+import type { ProvisionedWorkspace } from '../../src/account/workspace-provisioning.service';
+import { expectMatchesSpec, specRoutes } from '../support/openapi-contract';
+import { bearer, startTestApp, type TestApp } from '../support/test-app';
+import { insertTranscription } from '../support/transcriptions';
+import { expectInvariants, slugOf } from './fuzz-support';
+
+const SECRET = 'test-secret-that-is-long-enough-for-hs256';
+
+type Method = 'get' | 'post' | 'put' | 'delete';
+
+describe('Tenant isolation on every resource route (generated from openapi.yaml)', () => {
+  let t: TestApp;
+  let a: ProvisionedWorkspace;
+  let b: ProvisionedWorkspace;
+  const ofA: Record<string, string> = {};
+
+  beforeAll(async () => {
+    t = await startTestApp({ ROLE: 'api' });
+    a = await t.createWorkspace({ name: 'Tenant A' });
+    b = await t.createWorkspace({ name: 'Tenant B' });
+    ofA.transcriptions = (
+      await insertTranscription(t, a.workspaceId, { originalFileName: 'secret-of-a.wav' })
+    ).id;
+    ofA.vocabularies = (
+      await t
+        .http()
+        .post('/v1/vocabularies')
+        .set(bearer(a.apiKey))
+        .send({ name: 'A words', words: ['Alpha'] })
+    ).body.data.id;
+    ofA.webhooks = (
+      await t
+        .http()
+        .post('/v1/webhooks')
+        .set(bearer(a.apiKey))
+        .send({ url: 'http://127.0.0.1:9/a-hook', events: ['balance.low'] })
+    ).body.data.id;
+  });
+  afterAll(() => t.close());
+
+  const collection = (path: string) => path.split('/')[2];
+  const idRoutes = specRoutes().filter((route) => route.path.includes('{id}'));
+  const listRoutes = specRoutes().filter(
+    (route) =>
+      route.method === 'GET' &&
+      !route.path.includes('{id}') &&
+      specRoutes().some((other) => other.path === `${route.path}/{id}`),
+  );
+
+  it('the route list has resource routes of every collection', () => {
+    expect(new Set(idRoutes.map((route) => collection(route.path)))).toEqual(
+      new Set(['transcriptions', 'vocabularies', 'webhooks']),
+    );
+    expect(listRoutes.map((route) => route.operationId).sort()).toEqual(
+      ['listTranscriptions', 'listVocabularies', 'listWebhooks'].sort(),
+    );
+  });
+
+  it.each(idRoutes.map((route) => [route.operationId, route] as const))(
+    '%s: a resource of workspace A is 404 for workspace B (API key and JWT), and is left untouched',
+    async (_operationId, route) => {
+      const id = ofA[collection(route.path)];
+      const path =
+        route.path.replace('{id}', id) + (route.operationId === 'exportTranscription' ? '?format=json' : '');
+      const bodies: Record<string, unknown> = {
+        updateVocabulary: { name: 'taken over', words: ['Mallory'] },
+      };
+      for (const credential of [
+        bearer(b.apiKey),
+        bearer(t.issueToken(b.userId)),
+        { 'X-API-KEY': b.apiKey },
+      ]) {
+        const response = await t
+          .http()
+          [route.method.toLowerCase() as Method](path)
+          .set(credential)
+          .send(bodies[route.operationId] as object);
+        expect({ route: route.operationId, status: response.status, slug: slugOf(response) }).toEqual({
+          route: route.operationId,
+          status: 404,
+          slug: 'not-found',
+        });
+        expectInvariants(response, route.operationId, { method: route.method, path });
+        expect(response.text).not.toContain('secret-of-a');
+      }
+      // Still there and unchanged for its owner.
+      const owner = await t
+        .http()
+        .get(route.path.replace('{id}', id).replace(/\/(status|events|export)$/, ''))
+        .set(bearer(a.apiKey));
+      if (route.path.startsWith('/v1/webhooks')) {
+        const list = await t.http().get('/v1/webhooks').set(bearer(a.apiKey));
+        expect(list.body.data.map((hook: { id: string }) => hook.id)).toContain(id);
+      } else {
+        expect(owner.status).toBe(200);
+        if (route.path.startsWith('/v1/vocabularies')) expect(owner.body.data.name).toBe('A words');
+      }
+    },
+  );
+
+  it.each(listRoutes.map((route) => [route.operationId, route] as const))(
+    "%s: workspace B never sees workspace A's items (also not by search or cursor)",
+    async (_operationId, route) => {
+      const queries =
+        route.operationId === 'listTranscriptions' ? ['', '?search=secret-of-a', '?limit=100'] : [''];
+      for (const query of queries) {
+        const response = await t.http().get(`${route.path}${query}`).set(bearer(b.apiKey));
+        expect(response.status).toBe(200);
+        expectMatchesSpec(response, route.operationId);
+        const ids = (response.body.data as Array<{ id: string }>).map((item) => item.id);
+        expect(ids).not.toContain(ofA[collection(route.path)]);
+      }
+      if (route.operationId === 'listTranscriptions') {
+        // A's transcription id is no valid cursor for B.
+        const response = await t
+          .http()
+          .get(`/v1/transcriptions?cursor=${ofA.transcriptions}`)
+          .set(bearer(b.apiKey));
+        expect({ status: response.status, slug: slugOf(response) }).toEqual({
+          status: 422,
+          slug: 'validation',
+        });
+      }
+    },
+  );
+
+  it("workspace A's vocabulary cannot be attached to B's upload", async () => {
+    const response = await t
+      .http()
+      .post('/v1/transcriptions')
+      .set(bearer(b.apiKey))
+      .field('vocabulary_id', ofA.vocabularies)
+      .attach('file', Buffer.from('RIFF'), 'x.wav');
+    expect(response.status).toBe(422);
+    expect(slugOf(response)).toMatch(/validation|unsupported-format/);
+    expectMatchesSpec(response, 'createTranscription');
+  });
+});
+
+describe('JWT algorithm confusion (variants beyond test/e2e/auth.e2e-spec.ts)', () => {
+  let t: TestApp;
+  let workspace: ProvisionedWorkspace;
+  beforeAll(async () => {
+    t = await startTestApp({ ROLE: 'api' });
+    workspace = await t.createWorkspace({ name: 'JWT confusion' });
+  });
+  afterAll(() => t.close());
+
+  const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const claims = () => ({ sub: workspace.userId, exp: Math.floor(Date.now() / 1000) + 60 });
+  /** A token signed by hand with HMAC-SHA* and the server's secret, whatever the header claims. */
+  const handSigned = (header: Record<string, unknown>, hash: 'sha256' | 'sha384' | 'sha512' = 'sha256') => {
+    const input = `${b64(header)}.${b64(claims())}`;
+    return `${input}.${createHmac(hash, SECRET).update(input).digest('base64url')}`;
+  };
+
+  const cases: Array<[string, () => string]> = [
+    ['HS384 with the right secret', () => sign(claims(), SECRET, { algorithm: 'HS384' })],
+    [
+      'alg "None" (capitalised) without signature',
+      () => `${b64({ alg: 'None', typ: 'JWT' })}.${b64(claims())}.`,
+    ],
+    ['alg "NONE" with an HS256 signature appended', () => handSigned({ alg: 'NONE', typ: 'JWT' })],
+    ['alg "none" with an HS256 signature appended', () => handSigned({ alg: 'none', typ: 'JWT' })],
+    ['alg "hs256" (lower case) signed with HS256', () => handSigned({ alg: 'hs256', typ: 'JWT' })],
+    ['no alg at all, HS256 signature', () => handSigned({ typ: 'JWT' })],
+    ['alg HS256 header but an HS512 signature', () => handSigned({ alg: 'HS256', typ: 'JWT' }, 'sha512')],
+    [
+      'RS256 header, HMAC-signed with the HS secret as "public key" (classic confusion)',
+      () => handSigned({ alg: 'RS256', typ: 'JWT' }),
+    ],
+    [
+      'RS256 header, HMAC-signed with a PEM public key as the secret',
+      () => {
+        const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+        const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+        const input = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64(claims())}`;
+        return `${input}.${createHmac('sha256', pem).update(input).digest('base64url')}`;
+      },
+    ],
+    [
+      'ES256 signed with an EC key',
+      () =>
+        sign(claims(), generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey, { algorithm: 'ES256' }),
+    ],
+    [
+      'PS256 signed with an RSA key',
+      () =>
+        sign(claims(), generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, {
+          algorithm: 'PS256',
+        }),
+    ],
+    [
+      'an embedded jwk header, signed with that embedded key',
+      () => {
+        const input = `${b64({ alg: 'HS256', typ: 'JWT', jwk: { kty: 'oct', k: 'bWFsbG9yeQ' } })}.${b64(claims())}`;
+        return `${input}.${createHmac('sha256', Buffer.from('bWFsbG9yeQ', 'base64url')).update(input).digest('base64url')}`;
+      },
+    ],
+    [
+      'a kid pointing at a file',
+      () => sign(claims(), SECRET, { algorithm: 'HS384', keyid: '../../../../dev/null' }),
+    ],
+    ['an empty signature with alg HS256', () => `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims())}.`],
+    [
+      'a sub of another shape (object)',
+      () => sign({ ...claims(), sub: { id: workspace.userId } }, SECRET, { algorithm: 'HS256' }),
+    ],
+    ['a non-UUID sub', () => sign({ ...claims(), sub: "' OR 1=1 --" }, SECRET, { algorithm: 'HS256' })],
+  ];
+
+  it.each(cases)('%s is invalid-token', async (_name, token) => {
+    const response = await t.http().get('/v1/account/profile').set(bearer(token()));
+    expect(response.status).toBe(401);
+    expect(slugOf(response)).toMatch(/^(invalid-token|user-not-found)$/);
+    expectMatchesSpec(response, 'getProfile');
+  });
+
+  it('the control: a correct HS256 token is accepted', async () => {
+    const response = await t
+      .http()
+      .get('/v1/account/profile')
+      .set(bearer(handSigned({ alg: 'HS256', typ: 'JWT' })));
+    expect(response.status).toBe(200);
+  });
+});
+
+describe('SSRF: webhook targets refused with WEBHOOK_ALLOW_PRIVATE_TARGETS=false', () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await startTestApp({ ROLE: 'api', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
+    key = (await t.createWorkspace({ name: 'SSRF' })).apiKey;
+  });
+  afterAll(() => t.close());
+
+  // No request is ever sent to these: registration refuses them (and delivery re-checks before connecting).
+  it.each([
+    'http://127.0.0.1/hook',
+    'http://127.1/hook',
+    'http://2130706433/hook',
+    'http://0x7f000001/hook',
+    'http://0x7f.1/hook',
+    'http://0177.0.0.1/hook',
+    'http://017700000001/hook',
+    'http://localhost/hook',
+    'http://LOCALHOST./hook',
+    'http://localhost:8080/hook',
+    'http://[::1]/hook',
+    'http://[0:0:0:0:0:0:0:1]/hook',
+    'http://[::ffff:127.0.0.1]/hook',
+    'http://[::ffff:7f00:1]/hook',
+    'http://[::ffff:169.254.169.254]/hook',
+    'http://[fe80::1]/hook',
+    'http://[fd00::1]/hook',
+    'http://[::]/hook',
+    'http://0.0.0.0/hook',
+    'http://0/hook',
+    'http://10.0.0.1/hook',
+    'http://172.16.0.1/hook',
+    'http://172.31.255.255/hook',
+    'http://192.168.1.1/hook',
+    'http://100.64.0.1/hook',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://169.254.170.2/v2/credentials',
+    'http://[fd00:ec2::254]/latest/meta-data/',
+    'http://224.0.0.1/hook',
+    'http://255.255.255.255/hook',
+    'https://user:pass@example.org/hook',
+    'ftp://example.org/hook',
+    'file:///etc/passwd',
+    'gopher://127.0.0.1:6379/_INFO',
+    'javascript:alert(1)',
+    'http://127.0.0.1%2509/hook',
+  ])('refuses %s', async (url) => {
+    const before = await t.http().get('/v1/webhooks').set(bearer(key));
+    const response = await t
+      .http()
+      .post('/v1/webhooks')
+      .set(bearer(key))
+      .send({ url, events: ['balance.low'] });
+    expect({ url, status: response.status, slug: slugOf(response) }).toEqual({
+      url,
+      status: 422,
+      slug: 'validation',
+    });
+    expect(Object.keys(response.body.errors.fieldErrors)).toEqual(['url']);
+    expectMatchesSpec(response, 'createWebhook');
+    const after = await t.http().get('/v1/webhooks').set(bearer(key));
+    expect(after.body.data).toHaveLength(before.body.data.length);
+  });
+});
