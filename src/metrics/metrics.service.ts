@@ -8,10 +8,13 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { TRANSCRIPTION_QUEUE, WEBHOOK_DELIVERY_QUEUE } from '../queues/job-catalogue';
 
-/** How an attempt of a transcription job ended. */
-export type JobAttemptOutcome = 'completed' | 'failed' | 'retried';
+/**
+ * How an attempt of a transcription job ended. `discarded`: the engine ran but the record was already final
+ * or deleted, so the result was thrown away (a duplicate run, or a delete during the job).
+ */
+export type JobAttemptOutcome = 'completed' | 'failed' | 'retried' | 'discarded';
 
-/** What the metrics need of a transcription's final state (null: another attempt already finished it). */
+/** What the metrics need of a transcription's final state. */
 export interface FinishedTranscription {
   status: string;
   errorMessage: string | null;
@@ -144,7 +147,11 @@ export class MetricsService {
     seconds: number,
     audioSeconds?: number,
   ): void {
-    if (!finished) return;
+    if (!finished) {
+      this.jobAttempts.inc({ model, outcome: 'discarded', error_code: '' });
+      this.jobDuration.observe({ model, outcome: 'discarded' }, seconds);
+      return;
+    }
     const completed = finished.status === 'completed';
     const outcome: JobAttemptOutcome = completed ? 'completed' : 'failed';
     this.jobAttempts.inc({ model, outcome, error_code: completed ? '' : errorCodeOf(finished.errorMessage) });
