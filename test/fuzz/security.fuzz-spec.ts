@@ -275,6 +275,7 @@ describe('SSRF: webhook targets refused with WEBHOOK_ALLOW_PRIVATE_TARGETS=false
     'http://[fd00:ec2::254]/latest/meta-data/',
     'http://224.0.0.1/hook',
     'http://255.255.255.255/hook',
+    // secretlint-disable-next-line @secretlint/secretlint-rule-basicauth -- a made-up credential the API must refuse
     'https://user:pass@example.org/hook',
     'ftp://example.org/hook',
     'file:///etc/passwd',
