@@ -103,7 +103,7 @@ export class S3Storage extends FileStorage implements OnModuleDestroy {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: assertSafeStorageKey(key) }));
   }
 
-  /** Whether an object exists (startup checks, tests). */
+  /** Whether an object exists (used by the specs; the service itself never needs to ask). */
   async exists(key: string): Promise<boolean> {
     try {
       await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: assertSafeStorageKey(key) }));
