@@ -22,7 +22,10 @@ export function englishClips(): SharedClip[] {
   return rows
     .map((line) => line.split('\t'))
     .filter((row) => column(row, 'language') === 'en' && column(row, 'speakers') === '1')
-    .map((row) => ({ path: path.join(audio, column(row, 'path')), seconds: Number(column(row, 'duration_s')) }))
+    .map((row) => ({
+      path: path.join(audio, column(row, 'path')),
+      seconds: Number(column(row, 'duration_s')),
+    }))
     .filter((clip) => clip.seconds >= 1.5 && fs.existsSync(clip.path));
 }
 
@@ -59,7 +62,8 @@ export function longSpeechFile(directory: string, minutes: number, format: 'mp3'
   const clips = englishClips();
   const normalised = clips.map((clip, index) => {
     const target = path.join(directory, `clip-${index}.wav`);
-    if (!fs.existsSync(target)) ffmpeg(['-i', clip.path, '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', target]);
+    if (!fs.existsSync(target))
+      ffmpeg(['-i', clip.path, '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', target]);
     return { path: target, seconds: probeSeconds(target) };
   });
   const lines: string[] = [];
@@ -73,6 +77,19 @@ export function longSpeechFile(directory: string, minutes: number, format: 'mp3'
   fs.writeFileSync(list, lines.join('\n') + '\n');
   const output = path.join(directory, `speech-${minutes}min.${format}`);
   const codec = format === 'mp3' ? ['-c:a', 'libmp3lame', '-b:a', '64k'] : ['-c:a', 'pcm_s16le'];
-  ffmpeg(['-f', 'concat', '-safe', '0', '-i', list, '-t', String(minutes * 60), '-ac', '1', ...codec, output]);
+  ffmpeg([
+    '-f',
+    'concat',
+    '-safe',
+    '0',
+    '-i',
+    list,
+    '-t',
+    String(minutes * 60),
+    '-ac',
+    '1',
+    ...codec,
+    output,
+  ]);
   return output;
 }

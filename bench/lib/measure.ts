@@ -23,7 +23,8 @@ export function processMemory(pid: number): ProcessMemory | null {
   } catch {
     return null;
   }
-  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+  const kb = (field: string): number =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
   return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
 }
 
@@ -163,7 +164,14 @@ export function publish(name: string, markdown: string, figures: Record<string, 
   fs.writeFileSync(
     file,
     JSON.stringify(
-      { name, date: new Date().toISOString(), machine: machineInfo(), loadAverage: loadAverage(), figures, markdown },
+      {
+        name,
+        date: new Date().toISOString(),
+        machine: machineInfo(),
+        loadAverage: loadAverage(),
+        figures,
+        markdown,
+      },
       null,
       2,
     ),

@@ -177,7 +177,8 @@ export class Sandbox {
         [path.join(this.snapshot, 'dist', 'cli.js'), ...args],
         { env: this.env, cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
         (error, stdout, stderr) => {
-          if (error) reject(new Error(`dist/cli.js ${args[0]} failed: ${error.message}\n${stdout}\n${stderr}`));
+          if (error)
+            reject(new Error(`dist/cli.js ${args[0]} failed: ${error.message}\n${stdout}\n${stderr}`));
           else resolve(stdout);
         },
       );
@@ -191,7 +192,13 @@ export class Sandbox {
     this.logs.push(logPath);
     const log = fs.openSync(logPath, 'w');
     const child = spawn(process.execPath, [path.join(this.snapshot, 'dist', 'main.js')], {
-      env: { ...this.env, ROLE: role, ...(port ? { PORT: String(port) } : {}), ...extraEnv },
+      // A worker is ready when it logs "Worker started", which needs LOG_LEVEL=log (or more).
+      env: {
+        ...this.env,
+        ROLE: role,
+        ...(port ? { PORT: String(port) } : { LOG_LEVEL: 'log' }),
+        ...extraEnv,
+      },
       cwd: ROOT,
       stdio: ['ignore', log, log],
     });
