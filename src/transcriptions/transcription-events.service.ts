@@ -18,9 +18,11 @@ type Listener = (frame: TranscriptionStateFrame) => void;
 @Injectable()
 export class TranscriptionEventsService implements OnModuleDestroy {
   private readonly logger = new Logger(TranscriptionEventsService.name);
-  private subscriber: Redis | null = null;
-  private readonly listeners = new Map<string, Set<Listener>>();
-  private readonly rawChannels: Record<string, boolean> = {};
+  private subscriber: Promise<Redis> | null = null;
+  private readonly channels = new Map<
+    string,
+    { listeners: Set<(message: string) => void>; ready: Promise<void> }
+  >();
 
   constructor(
     @InjectRedis() private readonly redis: Redis,
@@ -35,42 +37,9 @@ export class TranscriptionEventsService implements OnModuleDestroy {
 
   /** Resolves once the subscription is active, so no change after it can be missed. */
   subscribeToState(transcriptionId: string, listener: Listener): Promise<() => void> {
-    return this.subscribe(this.channel(transcriptionId), listener, false);
-  }
-
-  private async subscribe(channel: string, listener: Listener, raw: boolean): Promise<() => void> {
-    this.rawChannels[channel] = raw;
-    const subscriber = this.ensureSubscriber();
-    let set = this.listeners.get(channel);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(channel, set);
-      await subscriber.subscribe(channel);
-    }
-    set.add(listener);
-    return () => {
-      const current = this.listeners.get(channel);
-      current?.delete(listener);
-      if (current && current.size === 0) {
-        this.listeners.delete(channel);
-        void subscriber.unsubscribe(channel).catch(() => undefined);
-      }
-    };
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
-  }
-
-  private ensureSubscriber(): Redis {
-    if (!this.subscriber) {
-      this.subscriber = this.redis.duplicate();
-      this.subscriber.on('message', (channel: string, message: string) => {
-        const frame = (this.rawChannels[channel] ? message : JSON.parse(message)) as TranscriptionStateFrame;
-        for (const listener of this.listeners.get(channel) ?? []) listener(frame);
-      });
-    }
-    return this.subscriber;
+    return this.subscribe(this.channel(transcriptionId), (message) =>
+      listener(JSON.parse(message) as TranscriptionStateFrame),
+    );
   }
 
   /** Asks whichever worker runs the job to stop it (the transcription was deleted). */
@@ -81,8 +50,60 @@ export class TranscriptionEventsService implements OnModuleDestroy {
   }
 
   async onCancel(listener: (transcriptionId: string) => void): Promise<void> {
-    const channel = this.cancelChannel();
-    await this.subscribe(channel, (frame) => listener(frame as unknown as string), true);
+    await this.subscribe(this.cancelChannel(), listener);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    const subscriber = await this.subscriber?.catch(() => null);
+    await subscriber?.quit().catch(() => subscriber.disconnect());
+  }
+
+  private async subscribe(channel: string, listener: (message: string) => void): Promise<() => void> {
+    const subscriber = await this.connectedSubscriber();
+    let entry = this.channels.get(channel);
+    if (!entry) {
+      const ready = subscriber.subscribe(channel).then(() => undefined);
+      entry = { listeners: new Set(), ready };
+      this.channels.set(channel, entry);
+      ready.catch(() => this.channels.delete(channel));
+    }
+    entry.listeners.add(listener);
+    try {
+      await entry.ready;
+    } catch (error) {
+      entry.listeners.delete(listener);
+      throw error;
+    }
+    const subscribed = entry;
+    return () => {
+      subscribed.listeners.delete(listener);
+      if (subscribed.listeners.size === 0 && this.channels.get(channel) === subscribed) {
+        this.channels.delete(channel);
+        void subscriber.unsubscribe(channel).catch(() => undefined);
+      }
+    };
+  }
+
+  /**
+   * One subscriber connection per process, connected before its first SUBSCRIBE: ioredis may otherwise
+   * send SUBSCRIBE ahead of its own connection check, which Redis refuses in subscriber mode.
+   */
+  private connectedSubscriber(): Promise<Redis> {
+    if (!this.subscriber) {
+      const connecting = (async () => {
+        const subscriber = this.redis.duplicate({ lazyConnect: true });
+        subscriber.on('message', (channel: string, message: string) => {
+          for (const listener of this.channels.get(channel)?.listeners ?? []) listener(message);
+        });
+        await subscriber.connect();
+        return subscriber;
+      })();
+      connecting.catch(() => {
+        if (this.subscriber === connecting) this.subscriber = null;
+      });
+      this.subscriber = connecting;
+    }
+    return this.subscriber;
   }
 
   private cancelChannel(): string {
