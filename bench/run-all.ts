@@ -1,0 +1,76 @@
+/**
+ * Runs every benchmark in sequence (what `npm run bench` does after compiling the benches):
+ * engine WER/overhead and diarization (bench/run-service.ts wer|der-service), then the service benches of issue 5.
+ *
+ *   node dist-bench/bench/run-all.js [--only name,name] [--skip name,name]
+ *
+ * Each bench starts and tears down its own throwaway service. Results are printed as markdown and written to
+ * dist-bench/results/<name>.json. Exit status: the number of benches that failed (0 = all ran).
+ */
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { argument } from './lib/measure';
+import { ROOT } from './lib/sandbox';
+
+const BENCHES: Array<{ name: string; args: string[] }> = [
+  { name: 'wer', args: ['run-service.js', 'wer', '--long'] },
+  { name: 'der', args: ['run-service.js', 'der-service'] },
+  { name: 'decode', args: ['decode.js'] },
+  { name: 'api', args: ['api-load.js'] },
+  { name: 'search', args: ['list-search.js'] },
+  { name: 'upload', args: ['upload.js'] },
+  { name: 'worker-scaling', args: ['worker-scaling.js'] },
+  { name: 'sse', args: ['sse-fanout.js'] },
+  { name: 'long-audio', args: ['long-audio.js'] },
+];
+
+function run(args: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const [script, ...rest] = args;
+    const child = spawn(process.execPath, [path.join(__dirname, script), ...rest], {
+      stdio: 'inherit',
+      cwd: ROOT,
+    });
+    const forward = (signal: NodeJS.Signals): void => void child.kill(signal);
+    process.once('SIGINT', forward);
+    process.once('SIGTERM', forward);
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+async function main(): Promise<number> {
+  const only = argument('--only')?.split(',');
+  const skip = argument('--skip')?.split(',') ?? [];
+  const selected = BENCHES.filter(
+    (bench) => (!only || only.includes(bench.name)) && !skip.includes(bench.name),
+  );
+  const failed: string[] = [];
+  for (const bench of selected) {
+    console.error(`\n[bench] ===== ${bench.name} =====`);
+    const started = Date.now();
+    const code = await run(bench.args);
+    console.error(
+      `[bench] ${bench.name} exited ${code} after ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
+    if (code !== 0) failed.push(bench.name);
+  }
+  console.error(
+    `\n[bench] ${selected.length - failed.length}/${selected.length} benches ran${failed.length ? `; failed: ${failed.join(', ')}` : ''}`,
+  );
+  return failed.length;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);
