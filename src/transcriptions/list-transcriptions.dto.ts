@@ -30,9 +30,3 @@ export class ListTranscriptionsQueryDto {
   @NotContains('\u0000', { message: 'search must not contain NUL characters' })
   search?: string;
 }
-
-export class ExportQueryDto {
-  @IsOptional()
-  @IsString()
-  format?: string;
-}

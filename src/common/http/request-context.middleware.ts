@@ -7,10 +7,10 @@ import { RateLimitDecision, RateLimitService } from './rate-limit.service';
 import { requestPath } from './request-path';
 
 /**
- * Liveness and the language list must answer without PostgreSQL (and the spec makes them credential-free):
- * their callers are never looked up, only counted per IP.
+ * Liveness and the language list must answer without PostgreSQL (and the spec makes them credential-free),
+ * and /metrics has its own token: their callers are never looked up as API keys or JWTs, only counted per IP.
  */
-const CREDENTIAL_FREE_PATHS = new Set(['/v1/health', '/v1/languages']);
+const CREDENTIAL_FREE_PATHS = new Set(['/v1/health', '/v1/languages', '/metrics']);
 
 /**
  * Runs for every request, matched route or not: resolves the caller, then charges the rate-limit bucket
