@@ -185,13 +185,17 @@ export class Sandbox {
     });
   }
 
-  /** Starts `node dist/main.js` with the role; resolves when it is ready (health for api/all, log line for worker). */
-  async start(role: Role, extraEnv: Record<string, string> = {}): Promise<ServiceProcessHandle> {
+  /** Starts `node [nodeArgs] dist/main.js` with the role (nodeArgs e.g. --cpu-prof); resolves when it is ready (health for api/all, log line for worker). */
+  async start(
+    role: Role,
+    extraEnv: Record<string, string> = {},
+    nodeArgs: string[] = [],
+  ): Promise<ServiceProcessHandle> {
     const port = role === 'worker' ? undefined : await freePort();
     const logPath = path.join(os.tmpdir(), `stt-bench-${this.id}-${role}-${this.processes.length}.log`);
     this.logs.push(logPath);
     const log = fs.openSync(logPath, 'w');
-    const child = spawn(process.execPath, [path.join(this.snapshot, 'dist', 'main.js')], {
+    const child = spawn(process.execPath, [...nodeArgs, path.join(this.snapshot, 'dist', 'main.js')], {
       // A worker is ready when it logs "Worker started", which needs LOG_LEVEL=log (or more).
       env: {
         ...this.env,
