@@ -13,7 +13,7 @@ import { argument } from './lib/measure';
 import { ROOT } from './lib/sandbox';
 
 const BENCHES: Array<{ name: string; args: string[] }> = [
-  { name: 'wer', args: ['run-service.js', 'wer', '--long'] },
+  { name: 'wer', args: ['run-service.js', 'wer'] }, // as npm run bench:wer
   { name: 'der', args: ['run-service.js', 'der-service'] },
   { name: 'decode', args: ['decode.js'] },
   { name: 'api', args: ['api-load.js'] },
