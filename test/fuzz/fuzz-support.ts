@@ -127,6 +127,25 @@ export async function writtenState(
 }
 
 /**
+ * The state before a request, once the previous request's asynchronous clean-up (a refused upload removes
+ * its partial file after answering) has finished: two equal readings 100 ms apart, within about 2 s.
+ */
+export async function settledWrittenState(
+  t: TestApp,
+  workspaceId: string,
+  storageDir: string,
+): Promise<WrittenState> {
+  let previous = await writtenState(t, workspaceId, storageDir);
+  for (let reading = 0; reading < 20; reading++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const current = await writtenState(t, workspaceId, storageDir);
+    if (JSON.stringify(current) === JSON.stringify(previous)) return current;
+    previous = current;
+  }
+  return previous;
+}
+
+/**
  * A rejected request must leave nothing behind. A refused upload removes its partial file while the answer
  * is on its way, so the storage count gets a short grace period; rows must already be unchanged.
  */

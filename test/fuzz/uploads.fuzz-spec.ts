@@ -19,6 +19,7 @@ import {
   nastyString,
   privateStorageDir,
   slugOf,
+  settledWrittenState,
   writtenState,
 } from './fuzz-support';
 
@@ -183,7 +184,7 @@ describe('Multipart fuzzing of createTranscription', () => {
     await fc.assert(
       fc.asyncProperty(uploadArbitrary, async (upload) => {
         const boundary = `----fuzz${randomUUID()}`;
-        const before = await writtenState(t, workspace.workspaceId, storage.dir);
+        const before = await settledWrittenState(t, workspace.workspaceId, storage.dir);
         let call = t.http().post('/v1/transcriptions').set(bearer(workspace.apiKey));
         if (upload.idempotencyKey !== null) call = call.set('Idempotency-Key', upload.idempotencyKey);
         const body =

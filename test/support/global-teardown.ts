@@ -15,11 +15,16 @@ export default async function globalTeardown(): Promise<void> {
     await redis.quit();
   }
   removeStorage(process.env.STT_TEST_STORAGE_DIR);
-  const databaseUrl = process.env.STT_TEST_DATABASE_URL;
-  if (databaseUrl && !process.env.KEEP_TEST_DATABASE) {
-    const name = new URL(databaseUrl).pathname.slice(1);
-    await withAdminConnection((admin) =>
-      admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => undefined),
-    );
+  const templateUrl = process.env.STT_TEST_TEMPLATE_DATABASE_URL;
+  if (templateUrl && !process.env.KEEP_TEST_DATABASE) {
+    const template = new URL(templateUrl).pathname.slice(1);
+    await withAdminConnection(async (admin) => {
+      // The template and every per-file copy of it (`<template>_f…`).
+      const { rows } = await admin.query<{ datname: string }>(
+        `SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $1 || '\\_f%'`,
+        [template],
+      );
+      for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    });
   }
 }
