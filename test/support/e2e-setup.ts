@@ -7,16 +7,18 @@ jest.setTimeout(120_000);
 /**
  * Every test file gets its own copy of the migrated template database and its own Redis key prefix, so
  * files are isolated from each other even though they share one PostgreSQL and one Redis server.
- * (The copies are dropped with the template in global-teardown.)
+ * The names are set before the test file is loaded (files may read the environment at describe time);
+ * the copy is made before the file's own hooks run and dropped with the template in global-teardown.
  */
+const template = new URL(process.env.STT_TEST_TEMPLATE_DATABASE_URL ?? 'postgres://invalid/unset');
+const suffix = randomBytes(4).toString('hex');
+const copy = new URL(template.toString());
+copy.pathname = `${template.pathname}_f${suffix}`;
+process.env.STT_TEST_DATABASE_URL = copy.toString();
+process.env.STT_TEST_REDIS_PREFIX = `${process.env.STT_TEST_RUN_REDIS_PREFIX ?? 'stt-test'}-f${suffix}`;
+
 beforeAll(async () => {
-  const template = new URL(process.env.STT_TEST_TEMPLATE_DATABASE_URL ?? '');
-  const suffix = randomBytes(4).toString('hex');
-  const copy = new URL(template.toString());
-  copy.pathname = `${template.pathname}_f${suffix}`;
   await withAdminConnection(async (admin) => {
     await admin.query(`CREATE DATABASE "${copy.pathname.slice(1)}" TEMPLATE "${template.pathname.slice(1)}"`);
   });
-  process.env.STT_TEST_DATABASE_URL = copy.toString();
-  process.env.STT_TEST_REDIS_PREFIX = `${process.env.STT_TEST_RUN_REDIS_PREFIX ?? process.env.STT_TEST_REDIS_PREFIX}-f${suffix}`;
 });
