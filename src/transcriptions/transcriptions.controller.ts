@@ -39,7 +39,7 @@ export class TranscriptionsController {
 
   @Get(':id/status')
   async status(@CurrentPrincipal() principal: Principal, @Param('id', ResourceIdPipe) id: string) {
-    const { status, progress } = await this.transcriptions.get(principal.workspaceId, id);
+    const { status, progress } = await this.transcriptions.getState(principal.workspaceId, id);
     return { data: { id, status, progress } };
   }
 
@@ -50,14 +50,13 @@ export class TranscriptionsController {
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
-    await this.transcriptions.get(principal.workspaceId, id);
-    await streamTranscriptionState(request, response, id, this.events, async () => {
-      const current = await this.transcriptions.get(principal.workspaceId, id).catch((error: unknown) => {
+    await this.transcriptions.getState(principal.workspaceId, id);
+    await streamTranscriptionState(request, response, id, this.events, () =>
+      this.transcriptions.getState(principal.workspaceId, id).catch((error: unknown) => {
         if (error instanceof ProblemException && error.slug === 'not-found') return null;
         throw error;
-      });
-      return current && { status: current.status, progress: current.progress };
-    });
+      }),
+    );
   }
 
   @Get(':id/export')

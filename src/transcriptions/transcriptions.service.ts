@@ -107,6 +107,16 @@ export class TranscriptionsService {
     return transcription;
   }
 
+  /** Status and progress only: polling and event streams must not load transcripts. */
+  async getState(workspaceId: string, id: string): Promise<Pick<Transcription, 'status' | 'progress'>> {
+    const state = await this.transcriptions.findOne({
+      where: { workspaceId, id },
+      select: { status: true, progress: true },
+    });
+    if (!state) throw ProblemException.notFound('The transcription');
+    return state;
+  }
+
   /** Newest first, ties broken by id; the cursor is the id of the previous page's last item. */
   async list(workspaceId: string, query: ListTranscriptionsQueryDto): Promise<TranscriptionPage> {
     const builder = this.transcriptions

@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { expectMatchesSpec } from '../support/openapi-contract';
@@ -97,7 +98,21 @@ describe('Process roles (node dist/main.js)', () => {
       .attach('file', sharedAudio('faster-whisper/multilingual.mp3'));
     const id = created.body.data.id as string;
     await waitForStatus(id, ['processing']);
+    const engineChildren = execFileSync('ps', ['-o', 'pid=', '--ppid', String(workers[0].pid)], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .map((line) => Number(line.trim()))
+      .filter((pid) => pid > 0);
+    expect(engineChildren.length).toBeGreaterThan(0);
     workers[0].kill();
+    // The orphaned engine child notices the lost IPC channel between chunks and exits.
+    const orphanDeadline = Date.now() + 30_000;
+    while (engineChildren.some(isRunning)) {
+      if (Date.now() > orphanDeadline)
+        throw new Error(`engine child outlived its worker: ${engineChildren.join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     const replacement = await new ServiceProcess({ ROLE: 'worker', REDIS_PREFIX: prefix }).start();
     workers.push(replacement);
     // Bull hands a stalled job (lock expired: 30 s) back to the queue; the replacement finishes it.
@@ -108,3 +123,12 @@ describe('Process roles (node dist/main.js)', () => {
     expectMatchesSpec(balance, 'getBalance');
   });
 });
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

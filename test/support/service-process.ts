@@ -43,6 +43,10 @@ export class ServiceProcess {
     }
   }
 
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** SIGKILL: no shutdown hooks run, as when a machine dies. */
   kill(): void {
     this.child?.kill('SIGKILL');

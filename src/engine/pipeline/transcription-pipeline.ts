@@ -89,6 +89,9 @@ export class TranscriptionPipeline {
       words.push(...output.words);
       if (output.detectedLanguage) detectedLanguages.push(output.detectedLanguage);
       report('recognition', (index + 1) / chunks.length);
+      // Recognition is synchronous native work; yielding between chunks lets progress messages go out and
+      // lets an engine child whose worker died notice the IPC disconnect and exit instead of running on.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     throwIfAborted(signal);
     if (words.length === 0) throw new EngineError('NO_SPOKEN_AUDIO', 'no words were recognised in the audio');
