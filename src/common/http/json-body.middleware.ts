@@ -1,6 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import { json, NextFunction, Request, Response } from 'express';
-import { requestPath } from './request-path';
+import { isUploadRequest } from './request-path';
 
 /** No request body of the contract nests deeper than 3; deep nesting would only overflow the stack later. */
 const MAX_JSON_DEPTH = 64;
@@ -22,8 +22,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
   async use(request: Request, response: Response, next: NextFunction): Promise<void> {
-    const isUpload = request.method === 'POST' && requestPath(request) === '/v1/transcriptions';
-    if (!BODY_METHODS.has(request.method) || isUpload) return next();
+    if (!BODY_METHODS.has(request.method) || isUploadRequest(request)) return next();
     await new Promise<void>((resolve, reject) =>
       parseJson(request, response, (error?: unknown) => (error ? reject(toError(error)) : resolve())),
     );

@@ -1,7 +1,7 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { ProblemException } from '../problem/problem.exception';
-import { requestPath } from './request-path';
+import { isUploadRequest } from './request-path';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -14,10 +14,9 @@ function hasBody(request: Request): boolean {
 @Injectable()
 export class JsonContentTypeMiddleware implements NestMiddleware {
   use(request: Request, _response: Response, next: NextFunction): void {
-    const isUpload = request.method === 'POST' && requestPath(request) === '/v1/transcriptions';
     if (
       BODY_METHODS.has(request.method) &&
-      !isUpload &&
+      !isUploadRequest(request) &&
       hasBody(request) &&
       !request.is('application/json')
     ) {

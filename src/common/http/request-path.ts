@@ -4,3 +4,8 @@ import type { Request } from 'express';
 export function requestPath(request: Request): string {
   return (request.originalUrl.split('?')[0] ?? '/').replace(/\/+$/, '') || '/';
 }
+
+/** POST /v1/transcriptions: the one multipart endpoint, exempt from JSON content-type and body handling. */
+export function isUploadRequest(request: Request): boolean {
+  return request.method === 'POST' && requestPath(request) === '/v1/transcriptions';
+}
