@@ -4,12 +4,12 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { Repository } from 'typeorm';
 import { User } from '../account/user.entity';
+import { isUuid } from '../common/http/resource-id.pipe';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
 import { Principal } from './principal';
 
 export const JWT_STRATEGY = 'jwt';
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface JwtClaims {
   sub?: unknown;
@@ -35,7 +35,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     if (typeof claims.exp !== 'number') {
       throw new ProblemException('invalid-token', 'The token has no expiry (`exp` claim).');
     }
-    if (typeof claims.sub !== 'string' || !UUID_PATTERN.test(claims.sub)) {
+    if (typeof claims.sub !== 'string' || !isUuid(claims.sub)) {
       throw new ProblemException('invalid-token', 'The token subject (`sub`) is not a user id.');
     }
     const user = await this.users.findOne({ where: { id: claims.sub } });

@@ -97,7 +97,7 @@ export class TranscriptionJobService {
       .update()
       .set({ status: 'processing', progress: 0, startedAt: () => 'now()', attempts: attemptNumber })
       .where('id = :id AND status IN (:...open)', { id: transcriptionId, open: ['queued', 'processing'] })
-      .returning('*')
+      .returning(['id'])
       .execute();
     const row = (updated.raw as Array<Record<string, unknown>>)[0];
     if (!row) return null;

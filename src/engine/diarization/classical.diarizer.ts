@@ -1,3 +1,4 @@
+import { roundSeconds } from '../time.util';
 import type { Diarizer, Pcm, SpeakerHints, SpeakerTurn, TimeSpan } from '../engine.types';
 import {
   averageLinkage,
@@ -498,7 +499,11 @@ function buildTurns(
     if (last && last.speaker === speaker && start - last.end <= joinGap + 1e-9) last.end = end;
     else turns.push({ start, end, speaker });
   }
-  return turns.map((turn) => ({ start: round(turn.start), end: round(turn.end), speaker: turn.speaker }));
+  return turns.map((turn) => ({
+    start: roundSeconds(turn.start),
+    end: roundSeconds(turn.end),
+    speaker: turn.speaker,
+  }));
 }
 
 function frameCentre(index: number): number {
@@ -513,8 +518,4 @@ function largest(values: ArrayLike<number>): number {
   let result = -Infinity;
   for (let i = 0; i < values.length; i++) if (values[i] > result) result = values[i];
   return result;
-}
-
-function round(seconds: number): number {
-  return Math.round(seconds * 1000) / 1000;
 }

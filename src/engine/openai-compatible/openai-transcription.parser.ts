@@ -1,3 +1,4 @@
+import { isRecord } from '../../common/is-record';
 import { RecognizedWord } from '../engine.types';
 import { toWhisperLanguageCode } from '../whisper-cpp/whisper-language.codes';
 import {
@@ -90,8 +91,4 @@ export function errorMessageOf(text: string): string {
 
 function isNumber(v: unknown): v is number {
   return typeof v === 'number' && Number.isFinite(v);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

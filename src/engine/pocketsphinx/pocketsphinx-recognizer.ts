@@ -1,3 +1,4 @@
+import { roundSeconds } from '../time.util';
 import { throwIfAborted } from '../abort.util';
 import type { PocketSphinxSettings } from '../engine-settings';
 import {
@@ -80,7 +81,7 @@ export class PocketSphinxRecognizer implements Recognizer {
       const end = offset + (segment.endFrame + 1) / FRAMES_PER_SECOND;
       const entry = this.vocabularyByToken.get(base);
       if (!entry) {
-        words.push({ word: base, start: round(start), end: round(end) });
+        words.push({ word: base, start: roundSeconds(start), end: roundSeconds(end) });
         continue;
       }
       words.push(...spread(entry.display, start, end));
@@ -95,14 +96,10 @@ function spread(display: readonly string[], start: number, end: number): Recogni
   let cursor = start;
   return display.map((word) => {
     const wordEnd = cursor + ((end - start) * word.length) / total;
-    const result = { word, start: round(cursor), end: round(wordEnd) };
+    const result = { word, start: roundSeconds(cursor), end: roundSeconds(wordEnd) };
     cursor = wordEnd;
     return result;
   });
-}
-
-function round(seconds: number): number {
-  return Math.round(seconds * 1000) / 1000;
 }
 
 function toInt16(samples: Float32Array): Int16Array {

@@ -1,3 +1,4 @@
+import { isRecord } from '../../common/is-record';
 import { RecognizedWord } from '../engine.types';
 import { toWhisperLanguageCode } from './whisper-language.codes';
 import { mergeTokensIntoWords, spreadSegmentOverWords, TimedToken } from './whisper-token.merger';
@@ -55,10 +56,6 @@ function readTokens(raw: unknown[]): TimedToken[] {
 function readOffsets(offsets: unknown): { start: number; end: number } | null {
   if (!isRecord(offsets) || typeof offsets.from !== 'number' || typeof offsets.to !== 'number') return null;
   return { start: offsets.from / 1000, end: offsets.to / 1000 };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Escapes raw control characters that appear inside JSON strings (invalid JSON, but whisper-cli emits them). */
