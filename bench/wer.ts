@@ -25,7 +25,8 @@ import * as path from 'node:path';
 import { SHARED_DIR } from '../test/support/shared-paths';
 import { decodeToPcm } from '../src/engine/audio/ffmpeg-decoder';
 import { defaultEngineSettings } from '../src/engine/engine-settings';
-import type { Diarizer, TranscribeRequest } from '../src/engine/engine.types';
+import { SingleSpeakerDiarizer } from '../src/engine/diarization/single-speaker.diarizer';
+import type { TranscribeRequest } from '../src/engine/engine.types';
 import { TranscriptionPipeline } from '../src/engine/pipeline/transcription-pipeline';
 import { PocketSphinxRecognizer } from '../src/engine/pocketsphinx/pocketsphinx-recognizer';
 import { EngineRunner } from '../src/engine/runner/engine-runner';
@@ -150,10 +151,7 @@ function measureCli(clip: Clip, directory: string): Measurement {
   return { text, seconds: taken, wer: wordErrorRate(clip.reference, text) };
 }
 
-const singleSpeaker: Diarizer = {
-  name: 'single-speaker',
-  diarize: async (pcm) => [{ start: 0, end: pcm.samples.length / pcm.sampleRate, speaker: 'SPEAKER_00' }],
-};
+const singleSpeaker = new SingleSpeakerDiarizer();
 
 function request(audioPath: string): TranscribeRequest {
   return { audioPath, model: 'standard', language: 'en', vocabulary: [], speakers: {} };

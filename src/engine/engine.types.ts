@@ -9,6 +9,7 @@ export type ModelTier = 'standard' | 'premium' | 'premium_jade';
 export type EngineErrorCode =
   | 'NO_SPOKEN_AUDIO'
   | 'AUDIO_TOO_SHORT'
+  | 'AUDIO_TOO_LONG'
   | 'DECODE_FAILED'
   | 'ENGINE_FAILED'
   | 'ENGINE_TIMEOUT'
@@ -93,7 +94,8 @@ export interface TranscribeResult {
 /** Progress 0..100 of the whole pipeline, reported as the stages advance. */
 export type ProgressCallback = (percent: number, stage: PipelineStage) => void;
 
-export type PipelineStage = 'decode' | 'speech-detection' | 'recognition' | 'diarization' | 'assembly';
+/** decode covers probing; recognition covers decoding, speech detection and recognition, which now overlap. */
+export type PipelineStage = 'decode' | 'recognition' | 'diarization' | 'assembly';
 
 /** Turns speech chunks into words. One implementation per engine (PocketSphinx, whisper.cpp, OpenAI-compatible HTTP). */
 export interface Recognizer {
@@ -124,13 +126,36 @@ export interface RecognitionOutput {
   detectedLanguage: string | null;
 }
 
-/** Finds speech in a file. */
+/** Finds speech in a file, fed as a stream of sample blocks. */
 export interface SpeechDetector {
-  detect(pcm: Pcm): Promise<TimeSpan[]>;
+  open(): SpeechDetection;
 }
 
-/** Labels who speaks when. */
+/** One file's speech detection. */
+export interface SpeechDetection {
+  /** Feeds the next samples; returns the speech spans (file seconds, in order) that ended so far. */
+  accept(samples: Float32Array): TimeSpan[];
+  /** The end of the file: returns the spans still open. */
+  finish(): TimeSpan[];
+}
+
+/**
+ * Labels who speaks when. A file is diarized as a stream: the pipeline feeds the audio it recognises, stretch
+ * by stretch in time order, and the session keeps bounded statistics (never the samples), so memory does not
+ * grow with the file's duration.
+ */
 export interface Diarizer {
   readonly name: string;
-  diarize(pcm: Pcm, speech: TimeSpan[], hints: SpeakerHints): Promise<SpeakerTurn[]>;
+  begin(hints: SpeakerHints): DiarizationSession;
+}
+
+/** One file's diarization. */
+export interface DiarizationSession {
+  /**
+   * One stretch of the file: 16 kHz mono `samples` starting at `offset` seconds, and the speech spans (file
+   * seconds, sorted, inside the stretch) found in it. Stretches come in time order and never overlap.
+   */
+  add(samples: Float32Array, offset: number, speech: readonly TimeSpan[]): Promise<void>;
+  /** Who speaks when over the whole file; called once, after the last stretch. */
+  finish(): Promise<SpeakerTurn[]>;
 }

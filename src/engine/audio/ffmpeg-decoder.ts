@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { EngineError, type Pcm } from '../engine.types';
-import { abortReason } from '../abort.util';
+import { abortReason, throwIfAborted } from '../abort.util';
 import { lastLine } from './process-output.util';
 
 export const SAMPLE_RATE = 16000;
@@ -10,52 +10,30 @@ export interface DecodeOptions {
   signal?: AbortSignal;
 }
 
-/** Grows a Float32Array as s16le bytes stream in, so the whole file never sits in memory twice. */
+/** Collects float blocks into one array (doubling capacity), for decodeToPcm. */
 class SampleAccumulator {
   private samples = new Float32Array(SAMPLE_RATE * 60);
   private length = 0;
-  private carry: number | null = null;
 
-  push(bytes: Buffer): void {
-    let offset = 0;
-    if (this.carry !== null && bytes.length > 0) {
-      this.append(Buffer.from([this.carry, bytes[0]]).readInt16LE(0));
-      this.carry = null;
-      offset = 1;
+  push(block: Float32Array): void {
+    if (this.length + block.length > this.samples.length) {
+      let capacity = this.samples.length * 2;
+      while (capacity < this.length + block.length) capacity *= 2;
+      const grown = new Float32Array(capacity);
+      grown.set(this.samples.subarray(0, this.length));
+      this.samples = grown;
     }
-    const whole = offset + Math.floor((bytes.length - offset) / 2) * 2;
-    this.reserve((whole - offset) / 2);
-    for (let index = offset; index < whole; index += 2) {
-      this.samples[this.length++] = bytes.readInt16LE(index) / 32768;
-    }
-    if (whole < bytes.length) this.carry = bytes[whole];
+    this.samples.set(block, this.length);
+    this.length += block.length;
   }
 
   finish(): Float32Array {
     return this.samples.slice(0, this.length);
   }
-
-  private append(value: number): void {
-    this.reserve(1);
-    this.samples[this.length++] = value / 32768;
-  }
-
-  private reserve(extra: number): void {
-    if (this.length + extra <= this.samples.length) return;
-    let capacity = this.samples.length * 2;
-    while (capacity < this.length + extra) capacity *= 2;
-    const grown = new Float32Array(capacity);
-    grown.set(this.samples.subarray(0, this.length));
-    this.samples = grown;
-  }
 }
 
-/**
- * Decodes the first audio stream of any ffmpeg-readable file to 16 kHz mono float samples.
- * Unreadable input and files without audio are DECODE_FAILED; a missing ffmpeg binary is ENGINE_FAILED.
- */
-export function decodeToPcm(filePath: string, options: DecodeOptions = {}): Promise<Pcm> {
-  const args = [
+function ffmpegArguments(filePath: string): string[] {
+  return [
     '-nostdin',
     '-hide_banner',
     '-v',
@@ -77,45 +55,75 @@ export function decodeToPcm(filePath: string, options: DecodeOptions = {}): Prom
     'pcm_s16le',
     'pipe:1',
   ];
-  return new Promise<Pcm>((resolve, reject) => {
-    const signal = options.signal;
-    if (signal?.aborted) {
-      reject(abortReason(signal));
-      return;
-    }
-    const child = spawn(options.ffmpegPath ?? 'ffmpeg', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const accumulator = new SampleAccumulator();
-    let stderr = '';
-    let settled = false;
-    const finish = (outcome: () => void): void => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      outcome();
-    };
-    const onAbort = (): void => {
-      child.kill('SIGKILL');
-      finish(() => reject(abortReason(signal)));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (bytes: Buffer) => accumulator.push(bytes));
-    child.stderr.on('data', (bytes: Buffer) => {
-      stderr = (stderr + bytes.toString('utf8')).slice(-8192);
-    });
-    child.on('error', (error) =>
-      finish(() => reject(new EngineError('ENGINE_FAILED', `cannot run ffmpeg: ${error.message}`))),
-    );
-    child.on('close', (exitCode, exitSignal) => {
-      if (exitCode === 0) {
-        finish(() => resolve({ samples: accumulator.finish(), sampleRate: SAMPLE_RATE }));
-        return;
-      }
-      const reason = exitSignal ? `ffmpeg killed by ${exitSignal}` : lastLine(stderr);
-      finish(() =>
-        reject(new EngineError('DECODE_FAILED', `audio could not be decoded: ${describe(reason)}`)),
-      );
-    });
+}
+
+/**
+ * Decodes the first audio stream of any ffmpeg-readable file to 16 kHz mono float samples, as a stream of
+ * blocks (at most a pipe buffer each, ~2 s). ffmpeg is paused while the consumer is busy (the pipe's
+ * backpressure), so memory does not grow with the file however slowly the blocks are used.
+ * Unreadable input and files without audio are DECODE_FAILED; a missing ffmpeg binary is ENGINE_FAILED.
+ */
+export async function* decodePcmStream(
+  filePath: string,
+  options: DecodeOptions = {},
+): AsyncGenerator<Float32Array, void, undefined> {
+  const signal = options.signal;
+  throwIfAborted(signal);
+  const child = spawn(options.ffmpegPath ?? 'ffmpeg', ffmpegArguments(filePath), {
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stderr = '';
+  child.stderr.on('data', (bytes: Buffer) => {
+    stderr = (stderr + bytes.toString('utf8')).slice(-8192);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>(
+    (resolve) => {
+      child.once('error', (error) => resolve({ code: null, signal: null, error }));
+      child.once('close', (code, exitSignal) => resolve({ code, signal: exitSignal }));
+    },
+  );
+  const onAbort = (): void => {
+    child.kill('SIGKILL');
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let carry: number | null = null;
+  try {
+    for await (const bytes of child.stdout as AsyncIterable<Buffer>) {
+      throwIfAborted(signal);
+      let offset = 0;
+      const samples = new Float32Array(Math.floor((bytes.length + (carry === null ? 0 : 1)) / 2));
+      let length = 0;
+      if (carry !== null && bytes.length > 0) {
+        samples[length++] = Buffer.from([carry, bytes[0]]).readInt16LE(0) / 32768;
+        carry = null;
+        offset = 1;
+      }
+      const whole = offset + Math.floor((bytes.length - offset) / 2) * 2;
+      for (let index = offset; index < whole; index += 2) samples[length++] = bytes.readInt16LE(index) / 32768;
+      if (whole < bytes.length) carry = bytes[whole];
+      if (length > 0) yield samples.subarray(0, length);
+    }
+    const exit = await exited;
+    throwIfAborted(signal);
+    if (exit.error) throw new EngineError('ENGINE_FAILED', `cannot run ffmpeg: ${exit.error.message}`);
+    if (exit.code !== 0) {
+      const reason = exit.signal ? `ffmpeg killed by ${exit.signal}` : lastLine(stderr);
+      throw new EngineError('DECODE_FAILED', `audio could not be decoded: ${describe(reason)}`);
+    }
+  } catch (error) {
+    throw signal?.aborted ? abortReason(signal) : error;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    // The consumer stopped early (an error downstream, a limit): ffmpeg must not run on.
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+}
+
+/** The whole file as one Pcm: for tools and tests on short clips. The engine itself streams. */
+export async function decodeToPcm(filePath: string, options: DecodeOptions = {}): Promise<Pcm> {
+  const accumulator = new SampleAccumulator();
+  for await (const block of decodePcmStream(filePath, options)) accumulator.push(block);
+  return { samples: accumulator.finish(), sampleRate: SAMPLE_RATE };
 }
 
 function describe(reason: string): string {

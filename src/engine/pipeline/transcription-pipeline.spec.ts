@@ -2,16 +2,13 @@ import * as fs from 'node:fs';
 import { sharedAudio } from '../../../test/support/shared-paths';
 import { wordErrorRate } from '../../../bench/lib/word-error-rate';
 import { defaultEngineSettings } from '../engine-settings';
-import type { Diarizer, PipelineStage, TranscribeRequest } from '../engine.types';
+import { SingleSpeakerDiarizer } from '../diarization/single-speaker.diarizer';
+import type { PipelineStage, TranscribeRequest } from '../engine.types';
 import { PocketSphinxRecognizer } from '../pocketsphinx/pocketsphinx-recognizer';
 import { SileroSpeechDetector } from '../speech/silero-speech-detector';
 import { TranscriptionPipeline } from './transcription-pipeline';
 
-/** Everyone is one speaker: the real diarizer is tested in src/engine/diarization. */
-const singleSpeaker: Diarizer = {
-  name: 'single-speaker',
-  diarize: async (pcm) => [{ start: 0, end: pcm.samples.length / pcm.sampleRate, speaker: 'SPEAKER_00' }],
-};
+const singleSpeaker = new SingleSpeakerDiarizer();
 
 describe('TranscriptionPipeline', () => {
   const settings = defaultEngineSettings();
@@ -56,7 +53,7 @@ describe('TranscriptionPipeline', () => {
     expect(percents).toEqual([...percents].sort((a, b) => a - b));
     expect(percents.at(-1)).toBe(100);
     expect(new Set(progress.map(([, stage]) => stage))).toEqual(
-      new Set(['decode', 'speech-detection', 'recognition', 'diarization', 'assembly']),
+      new Set(['decode', 'recognition', 'diarization', 'assembly']),
     );
   });
 

@@ -27,11 +27,12 @@ async function runJob({ request, settings }: EngineJobMessage): Promise<void> {
     const pipeline = new TranscriptionPipeline({
       recognizer,
       speechDetector: new SileroSpeechDetector(settings.speech),
-      diarizer: createDiarizer(settings.diarization),
+      diarizer: createDiarizer(settings.tiers[request.model].diarization),
       settings,
     });
     const result = await pipeline.run(request, {
       onProgress: (percent, stage) => void send({ type: 'progress', percent, stage }),
+      onDuration: (seconds) => void send({ type: 'duration', seconds }),
     });
     await send({ type: 'result', result });
   } catch (error) {

@@ -11,12 +11,14 @@ export interface EngineJobMessage {
 /** Child → parent. */
 export type EngineChildMessage =
   | { type: 'progress'; percent: number; stage: PipelineStage }
+  | { type: 'duration'; seconds: number }
   | { type: 'result'; result: TranscribeResult }
   | { type: 'error'; error: { code: EngineErrorCode; message: string } };
 
 const ERROR_CODES: ReadonlySet<string> = new Set<EngineErrorCode>([
   'NO_SPOKEN_AUDIO',
   'AUDIO_TOO_SHORT',
+  'AUDIO_TOO_LONG',
   'DECODE_FAILED',
   'ENGINE_FAILED',
   'ENGINE_TIMEOUT',
@@ -30,7 +32,7 @@ export function isEngineErrorCode(value: unknown): value is EngineErrorCode {
 export function isEngineChildMessage(value: unknown): value is EngineChildMessage {
   if (typeof value !== 'object' || value === null) return false;
   const type = (value as { type?: unknown }).type;
-  return type === 'progress' || type === 'result' || type === 'error';
+  return type === 'progress' || type === 'duration' || type === 'result' || type === 'error';
 }
 
 export function isEngineJobMessage(value: unknown): value is EngineJobMessage {

@@ -50,10 +50,20 @@ describe('EngineRunner (child process)', () => {
     expect(after.text).toBe('go forward ten meters');
   });
 
-  it('fails with ENGINE_TIMEOUT when the job runs too long', async () => {
+  it('fails with ENGINE_TIMEOUT when the job outlasts its deadline', async () => {
     await expect(
-      new EngineRunner(settings({ timeoutMs: 50 })).run(request('lhotse/2412-153948-0000.flac')),
+      new EngineRunner(settings({ timeout: { baseMs: 50, perAudioMinuteMs: 0 } })).run(
+        request('lhotse/2412-153948-0000.flac'),
+      ),
     ).rejects.toMatchObject({ code: 'ENGINE_TIMEOUT' });
+  });
+
+  it('extends the deadline by the allowance per audio minute once the duration is known', async () => {
+    // 300 ms alone is not enough to start the child and transcribe 11.7 s; the allowance for 11.7 s of audio is.
+    const result = await new EngineRunner(
+      settings({ timeout: { baseMs: 300, perAudioMinuteMs: 10 * 60 * 1000 } }),
+    ).run(request('lhotse/2412-153948-0000.flac'));
+    expect(result.duration).toBeCloseTo(11.66, 1);
   });
 
   it('kills the child when aborted', async () => {

@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { abortReason } from '../abort.util';
-import type { EngineSettings } from '../engine-settings';
+import { engineDeadlineMs, type EngineSettings } from '../engine-settings';
 import {
   EngineError,
   type ProgressCallback,
@@ -70,14 +70,21 @@ export class EngineRunner {
         kill();
         settle(() => reject(abortReason(signal)));
       };
-      const timer = setTimeout(() => {
+      // The deadline grows with the audio once the child reports how long it is.
+      const startedAt = Date.now();
+      let deadlineMs = engineDeadlineMs(this.settings.timeout, null);
+      const onDeadline = (): void => {
         kill();
         settle(() =>
-          reject(
-            new EngineError('ENGINE_TIMEOUT', `transcription took longer than ${this.settings.timeoutMs} ms`),
-          ),
+          reject(new EngineError('ENGINE_TIMEOUT', `transcription took longer than ${deadlineMs} ms`)),
         );
-      }, this.settings.timeoutMs);
+      };
+      let timer = setTimeout(onDeadline, deadlineMs);
+      const extendDeadline = (audioSeconds: number): void => {
+        deadlineMs = Math.max(deadlineMs, engineDeadlineMs(this.settings.timeout, audioSeconds));
+        clearTimeout(timer);
+        timer = setTimeout(onDeadline, Math.max(0, startedAt + deadlineMs - Date.now()));
+      };
       signal?.addEventListener('abort', onAbort, { once: true });
 
       child.on('message', (message: unknown) => {
@@ -85,6 +92,9 @@ export class EngineRunner {
         switch (message.type) {
           case 'progress':
             onProgress?.(message.percent, message.stage);
+            return;
+          case 'duration':
+            extendDeadline(message.seconds);
             return;
           case 'result':
             settle(() => resolve(message.result));

@@ -1,8 +1,7 @@
-import { EngineError, type Pcm } from '../engine.types';
+import { EngineError } from '../engine.types';
 
-/** Fails files too short to transcribe before any model runs. */
-export function assertLongEnough(pcm: Pcm, minSeconds: number): void {
-  const seconds = pcm.samples.length / pcm.sampleRate;
+/** Fails files too short to transcribe. */
+export function assertLongEnough(seconds: number, minSeconds: number): void {
   if (seconds < minSeconds) {
     throw new EngineError(
       'AUDIO_TOO_SHORT',
@@ -11,7 +10,26 @@ export function assertLongEnough(pcm: Pcm, minSeconds: number): void {
   }
 }
 
+/**
+ * Fails files longer than the deployment's maximum, from the container's stated duration before decoding and
+ * again while decoding (a header can lie: a decompression bomb states little and decodes to hours).
+ */
+export function assertNotTooLong(seconds: number, maxSeconds: number): void {
+  if (seconds > maxSeconds) {
+    throw new EngineError(
+      'AUDIO_TOO_LONG',
+      `the audio lasts more than ${formatHours(maxSeconds)}, the longest this service transcribes`,
+    );
+  }
+}
+
 /** Fails when speech detection found nothing to recognise. */
-export function assertSpeechFound(speech: readonly unknown[]): void {
-  if (speech.length === 0) throw new EngineError('NO_SPOKEN_AUDIO', 'no speech was detected in the audio');
+export function assertSpeechFound(found: boolean): void {
+  if (!found) throw new EngineError('NO_SPOKEN_AUDIO', 'no speech was detected in the audio');
+}
+
+export function formatHours(seconds: number): string {
+  const hours = seconds / 3600;
+  if (hours >= 1) return `${Number(hours.toFixed(2))} h`;
+  return `${Number((seconds / 60).toFixed(1))} min`;
 }
