@@ -1,12 +1,13 @@
 /**
- * Audio inputs for the service benchmarks, made from the English clips of the shared audio set
- * (../shared/audio, never copied into the repository) or generated with ffmpeg in the temp folder.
+ * Audio inputs for the service benchmarks, made from the English clips of the larger shared audio set
+ * (../shared/audio or SHARED_DIR; only the few clips the tests need are in the repository) or generated with
+ * ffmpeg in the temp folder. Without the shared set, a benchmark stops with a message saying where it looked.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SHARED_DIR } from '../../test/support/shared-paths';
+import { requireSharedAudio } from '../../test/support/shared-paths';
 
 export interface SharedClip {
   path: string;
@@ -15,7 +16,7 @@ export interface SharedClip {
 
 /** English single-speaker clips with speech (≥ 1.5 s), from MANIFEST.tsv, in manifest order. */
 export function englishClips(): SharedClip[] {
-  const audio = path.join(SHARED_DIR, 'audio');
+  const audio = requireSharedAudio('This benchmark');
   const [header, ...rows] = fs.readFileSync(path.join(audio, 'MANIFEST.tsv'), 'utf8').trim().split('\n');
   const columns = header.split('\t');
   const column = (row: string[], name: string): string => row[columns.indexOf(name)] ?? '';
@@ -32,7 +33,7 @@ export function englishClips(): SharedClip[] {
 /** A batch of n clips, cycling through the English clips. */
 export function clipBatch(n: number): SharedClip[] {
   const clips = englishClips();
-  if (clips.length === 0) throw new Error(`no English clips under ${SHARED_DIR}/audio`);
+  if (clips.length === 0) throw new Error(`no English clips in ${requireSharedAudio('This benchmark')}`);
   return Array.from({ length: n }, (_, index) => clips[index % clips.length]);
 }
 

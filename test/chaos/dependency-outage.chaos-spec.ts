@@ -12,7 +12,7 @@ import {
 } from '../support/chaos-harness';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { readFileSync } from 'node:fs';
-import { sharedAudio } from '../support/shared-paths';
+import { testAudio } from '../support/shared-paths';
 import { FaultMode, TcpFaultProxy } from '../support/tcp-fault-proxy';
 import { baseTestEnvironment } from '../support/test-environment';
 
@@ -23,7 +23,7 @@ import { baseTestEnvironment } from '../support/test-environment';
 const CLIENT_TIMEOUT_MS = 15_000;
 /** After the dependency is back, the service must serve normally again within this bound, by itself. */
 const RECOVERY_BOUND_MS = 10_000;
-const CLIP = readFileSync(sharedAudio('pocketsphinx/goforward.wav'));
+const CLIP = readFileSync(testAudio('pocketsphinx/goforward.wav'));
 
 interface Timed {
   status: number;

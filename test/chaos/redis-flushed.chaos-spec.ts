@@ -11,7 +11,7 @@ import {
   WebhookReceiver,
 } from '../support/chaos-harness';
 import { expectMatchesSpec } from '../support/openapi-contract';
-import { sharedAudio } from '../support/shared-paths';
+import { testAudio } from '../support/shared-paths';
 
 const FIRST = ['pocketsphinx/goforward.wav', 'coqui-stt/LDC93S1.wav'];
 const QUEUED = [
@@ -53,7 +53,7 @@ describe('Chaos: Redis flushed with jobs queued and webhook deliveries pending',
         const response = await request(api.url)
           .post('/v1/transcriptions')
           .set('Authorization', `Bearer ${workspace.apiKey}`)
-          .attach('file', sharedAudio(clip));
+          .attach('file', testAudio(clip));
         expect(response.status).toBe(202);
         expectMatchesSpec(response, 'createTranscription');
         ids.push(response.body.data.id as string);

@@ -6,7 +6,7 @@ import type { Client } from 'pg';
 import request from 'supertest';
 import { chaosRedisPrefix, connectDatabase, createWorkspace, ProcessGroup } from '../support/chaos-harness';
 import { expectMatchesSpec } from '../support/openapi-contract';
-import { sharedAudio } from '../support/shared-paths';
+import { testAudio } from '../support/shared-paths';
 
 /** 200 KiB: jfk.wav (352 KB) cannot fit, goforward.wav (89 KB) can. */
 const TMPFS_SIZE = '200k';
@@ -63,7 +63,7 @@ describe('Chaos: upload storage full', () => {
       request(api.url)
         .post('/v1/transcriptions')
         .set('Authorization', `Bearer ${workspace.apiKey}`)
-        .attach('file', sharedAudio(clip))
+        .attach('file', testAudio(clip))
         .timeout(15_000);
     const rowCount = async () =>
       Number(

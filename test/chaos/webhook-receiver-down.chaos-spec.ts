@@ -10,7 +10,7 @@ import {
   WebhookReceiver,
 } from '../support/chaos-harness';
 import { freePort } from '../support/service-process';
-import { sharedAudio } from '../support/shared-paths';
+import { testAudio } from '../support/shared-paths';
 
 interface Attempt {
   at: string;
@@ -56,7 +56,7 @@ describe('Chaos: webhook receiver down', () => {
     const upload = await request(api.url)
       .post('/v1/transcriptions')
       .set('Authorization', `Bearer ${workspace.apiKey}`)
-      .attach('file', sharedAudio('pocketsphinx/goforward.wav'));
+      .attach('file', testAudio('pocketsphinx/goforward.wav'));
     expect(upload.status).toBe(202);
 
     const deliveryTo = async (endpointId: string) =>

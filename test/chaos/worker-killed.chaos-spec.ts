@@ -12,7 +12,7 @@ import {
 } from '../support/chaos-harness';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import type { ServiceProcess } from '../support/service-process';
-import { sharedAudio } from '../support/shared-paths';
+import { testAudio } from '../support/shared-paths';
 
 /** Ten short real clips (2.8–11 s); each is billed at 50 micro-EUR per started second (standard). */
 const CLIPS = [
@@ -64,7 +64,7 @@ describe('Chaos: a worker killed with SIGKILL in the middle of 10 jobs', () => {
       const response = await request(api.url)
         .post('/v1/transcriptions')
         .set('Authorization', `Bearer ${workspace.apiKey}`)
-        .attach('file', sharedAudio(clip));
+        .attach('file', testAudio(clip));
       expect(response.status).toBe(202);
       expectMatchesSpec(response, 'createTranscription');
       ids.push(response.body.data.id as string);

@@ -7,10 +7,11 @@ import { TranscriptionJobService } from '../../src/transcriptions/transcription-
 import { TranscriptionQueue } from '../../src/transcriptions/transcription-queue.service';
 import { OutboxEvent } from '../../src/webhooks/outbox-event.entity';
 import { expectMatchesSpec } from '../support/openapi-contract';
+import { TEST_AUDIO_DIR } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { baseTestEnvironment } from '../support/test-environment';
 
-const AUDIO = '/work/shared/audio';
+const AUDIO = TEST_AUDIO_DIR;
 const GO_FORWARD = join(AUDIO, 'pocketsphinx/goforward.wav'); // 2.786 s → 3 billed seconds
 const JFK = join(AUDIO, 'whisper.cpp/jfk.wav'); // 11.0 s → 11 billed seconds
 const SILENCE = join(AUDIO, 'kaldi-gstreamer-server/silence.wav'); // fails NO_SPOKEN_AUDIO

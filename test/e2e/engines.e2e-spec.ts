@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { SHARED_DIR, sharedAudio } from '../support/shared-paths';
+import { syntheticWhisperModel } from '../../src/engine/whisper-cpp/testing/synthetic-whisper-model';
+import { testAudio } from '../support/shared-paths';
 import { startTestApp, TestApp } from '../support/test-app';
 import { upload, waitForTerminal } from '../support/transcriptions';
 
@@ -9,7 +10,7 @@ type Word = { word: string; start: number; end: number; speaker: string | null }
 
 /**
  * Engines per model tier, through the whole service. whisper.cpp runs for real (built by
- * scripts/build-whisper-cpp.sh) with the synthetic model of ../shared/models, which always answers
+ * scripts/build-whisper-cpp.sh) with the synthetic model (src/engine/whisper-cpp/testing/synthetic-whisper-model.ts), which always answers
  * " w100 w200 w300" in German; the OpenAI-compatible tier talks to a local server speaking OpenAI's format.
  */
 describe('Configured engines per tier', () => {
@@ -46,7 +47,7 @@ describe('Configured engines per tier', () => {
     t = await startTestApp({
       ENGINE_RECOGNIZER_PREMIUM: 'whisper-cpp',
       ENGINE_RECOGNIZER_PREMIUM_JADE: 'openai-compatible',
-      WHISPER_CPP_MODEL: join(SHARED_DIR, 'models', 'whisper-det-micro.bin'),
+      WHISPER_CPP_MODEL: syntheticWhisperModel(),
       WHISPER_CPP_BIN_DIR:
         process.env.WHISPER_CPP_BIN_DIR ?? join(__dirname, '..', '..', '.tools', 'whisper.cpp', 'bin'),
       OPENAI_STT_BASE_URL: `http://127.0.0.1:${port}`,
@@ -60,7 +61,7 @@ describe('Configured engines per tier', () => {
   });
 
   it('premium → whisper.cpp: language detection, token timestamps, speakers', async () => {
-    const created = await upload(t, apiKey, sharedAudio('whisper.cpp/jfk.wav'), { model: 'premium' });
+    const created = await upload(t, apiKey, testAudio('whisper.cpp/jfk.wav'), { model: 'premium' });
     const { status, body } = await waitForTerminal(t, apiKey, created.body.data.id);
     expect(body.data.errorMessage).toBeNull();
     expect(status).toBe('completed');
@@ -72,7 +73,7 @@ describe('Configured engines per tier', () => {
   });
 
   it('premium_jade → an OpenAI-compatible server: words, language name mapped to its code', async () => {
-    const created = await upload(t, apiKey, sharedAudio('pocketsphinx/goforward.wav'), {
+    const created = await upload(t, apiKey, testAudio('pocketsphinx/goforward.wav'), {
       model: 'premium_jade',
     });
     const { status, body } = await waitForTerminal(t, apiKey, created.body.data.id);
@@ -86,7 +87,7 @@ describe('Configured engines per tier', () => {
   });
 
   it('standard stays on PocketSphinx', async () => {
-    const created = await upload(t, apiKey, sharedAudio('pocketsphinx/goforward.wav'));
+    const created = await upload(t, apiKey, testAudio('pocketsphinx/goforward.wav'));
     const { body } = await waitForTerminal(t, apiKey, created.body.data.id);
     expect(body.data.resultText).toMatch(/forward/);
     expect(body.data.resultText).not.toMatch(/w100/);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sharedAudio } from '../support/shared-paths';
+import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { upload, waitForTerminal } from '../support/transcriptions';
 
@@ -53,7 +53,7 @@ describe('GET /metrics', () => {
     });
 
     it('200 Prometheus text with queue depth, job, outcome, RTF, webhook and HTTP metrics after a job', async () => {
-      const created = await upload(t, apiKey, sharedAudio('pocketsphinx/goforward.wav'));
+      const created = await upload(t, apiKey, testAudio('pocketsphinx/goforward.wav'));
       expect(created.status).toBe(202);
       const finished = await waitForTerminal(t, apiKey, created.body.data.id as string);
       expect({ status: finished.status, error: finished.body.data.errorMessage }).toEqual({

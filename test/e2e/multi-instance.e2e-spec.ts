@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { startS3Emulator, type S3Emulator } from '../support/s3-emulator';
 import { freePort, ServiceProcess } from '../support/service-process';
-import { sharedAudio } from '../support/shared-paths';
+import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 
 const RATE_LIMIT = 30;
@@ -118,7 +118,7 @@ describe('Multi-instance deployment: 2 API + 2 worker processes, shared PostgreS
       const created = await request(apis[0].url)
         .post('/v1/transcriptions')
         .set(bearer(apiKey))
-        .attach('file', sharedAudio(CLIPS[index % CLIPS.length]));
+        .attach('file', testAudio(CLIPS[index % CLIPS.length]));
       expectMatchesSpec(created, 'createTranscription');
       expect(created.status).toBe(202);
       ids.push(created.body.data.id as string);

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { freePort, ServiceProcess } from '../support/service-process';
-import { sharedAudio } from '../support/shared-paths';
+import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -54,7 +54,7 @@ describe('Process roles (node dist/main.js)', () => {
     const created = await http()
       .post('/v1/transcriptions')
       .set(bearer(apiKey))
-      .attach('file', sharedAudio('pocketsphinx/goforward.wav'));
+      .attach('file', testAudio('pocketsphinx/goforward.wav'));
     expect(created.status).toBe(202);
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const status = await http().get(`/v1/transcriptions/${created.body.data.id}/status`).set(bearer(apiKey));
@@ -67,7 +67,7 @@ describe('Process roles (node dist/main.js)', () => {
       const created = await http()
         .post('/v1/transcriptions')
         .set(bearer(apiKey))
-        .attach('file', sharedAudio(clip));
+        .attach('file', testAudio(clip));
       ids.push(created.body.data.id);
     }
     // Every Bull key of this deployment disappears, as after a Redis restart without persistence.
@@ -95,7 +95,7 @@ describe('Process roles (node dist/main.js)', () => {
     const created = await http()
       .post('/v1/transcriptions')
       .set(bearer(apiKey))
-      .attach('file', sharedAudio('faster-whisper/multilingual.mp3'));
+      .attach('file', testAudio('faster-whisper/multilingual.mp3'));
     const id = created.body.data.id as string;
     await waitForStatus(id, ['processing']);
     const engineChildren = execFileSync('ps', ['-o', 'pid=', '--ppid', String(workers[0].pid)], {

@@ -7,7 +7,7 @@ import { Transcription } from '../../src/transcriptions/transcription.entity';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { startS3Emulator, type S3Emulator } from '../support/s3-emulator';
 import { ServiceProcess } from '../support/service-process';
-import { sharedAudio } from '../support/shared-paths';
+import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { upload, waitForTerminal } from '../support/transcriptions';
 
@@ -56,7 +56,7 @@ describe('S3 storage (STORAGE_DRIVER=s3)', () => {
   }
 
   it('upload → object in the bucket → worker transcribes from it → DELETE removes it', async () => {
-    const created = await upload(t, apiKey, sharedAudio('faster-whisper/multilingual.mp3'));
+    const created = await upload(t, apiKey, testAudio('faster-whisper/multilingual.mp3'));
     expect(created.status).toBe(202);
     const id = created.body.data.id as string;
     const key = await storageKeyOf(id);
@@ -132,7 +132,7 @@ describe('S3 storage (STORAGE_DRIVER=s3)', () => {
         .http()
         .post('/v1/transcriptions')
         .set(bearer(apiKey))
-        .attach('file', sharedAudio('pocketsphinx/goforward.wav'));
+        .attach('file', testAudio('pocketsphinx/goforward.wav'));
       expect(response.status).toBeGreaterThanOrEqual(500);
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
       const after = await t.http().get('/v1/transcriptions?limit=100').set(bearer(apiKey));

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { LedgerEntry } from '../../src/billing/ledger-entry.entity';
 import { Transcription } from '../../src/transcriptions/transcription.entity';
 import { expectEventFrameMatchesSpec, expectMatchesSpec } from '../support/openapi-contract';
-import { sharedAudio } from '../support/shared-paths';
+import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { generatedAudio, upload, waitForTerminal } from '../support/transcriptions';
 
@@ -35,7 +35,7 @@ describe('Transcription jobs on real audio', () => {
   it('transcribes English speech with word timings, one speaker, language and an exact charge', async () => {
     const before = (await t.http().get('/v1/account/balance').set(bearer(apiKey))).body.data
       .balance as number;
-    const { status, body } = await transcribe(sharedAudio('whisper.cpp/jfk.wav'));
+    const { status, body } = await transcribe(testAudio('whisper.cpp/jfk.wav'));
     expect(status).toBe('completed');
     const data = body.data as unknown as Record<string, unknown> & { resultJson: { words: Word[] } };
     expect(data.resultText).toMatch(/country/);
@@ -71,11 +71,11 @@ describe('Transcription jobs on real audio', () => {
   });
 
   it.each([
-    ['FLAC 44.1 kHz stereo', () => sharedAudio('openai-whisper/jfk.flac'), /country/],
-    ['Ogg/Opus', () => sharedAudio('coqui-stt/LDC93S1_opus.opus'), /\w+/],
+    ['FLAC 44.1 kHz stereo', () => testAudio('openai-whisper/jfk.flac'), /country/],
+    ['Ogg/Opus', () => testAudio('coqui-stt/LDC93S1_opus.opus'), /\w+/],
     [
       'MP3',
-      () => generatedAudio('goforward.mp3', ['-i', sharedAudio('pocketsphinx/goforward.wav')]),
+      () => generatedAudio('goforward.mp3', ['-i', testAudio('pocketsphinx/goforward.wav')]),
       /forward/,
     ],
     [
@@ -83,7 +83,7 @@ describe('Transcription jobs on real audio', () => {
       () =>
         generatedAudio('goforward.webm', [
           '-i',
-          sharedAudio('pocketsphinx/goforward.wav'),
+          testAudio('pocketsphinx/goforward.wav'),
           '-c:a',
           'libopus',
         ]),
@@ -98,7 +98,7 @@ describe('Transcription jobs on real audio', () => {
           '-i',
           'color=c=black:s=64x64:d=3',
           '-i',
-          sharedAudio('pocketsphinx/goforward.wav'),
+          testAudio('pocketsphinx/goforward.wav'),
           '-shortest',
           '-c:v',
           'libx264',
@@ -115,17 +115,17 @@ describe('Transcription jobs on real audio', () => {
   });
 
   it.each([
-    ['near-silence', () => sharedAudio('kaldi-gstreamer-server/silence.wav'), /^NO_SPOKEN_AUDIO: /],
+    ['near-silence', () => testAudio('kaldi-gstreamer-server/silence.wav'), /^NO_SPOKEN_AUDIO: /],
     [
       '5 s of digital silence',
       () => generatedAudio('silence.wav', ['-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '5']),
       /^NO_SPOKEN_AUDIO: /,
     ],
-    ['music-only video', () => sharedAudio('lhotse/big_buck_bunny_small.mp4'), /^NO_SPOKEN_AUDIO: /],
-    ['an empty WAV (0 s)', () => sharedAudio('pocketsphinx/null.wav'), /^AUDIO_TOO_SHORT: /],
+    ['music-only video', () => testAudio('lhotse/big_buck_bunny_small.mp4'), /^NO_SPOKEN_AUDIO: /],
+    ['an empty WAV (0 s)', () => testAudio('pocketsphinx/null.wav'), /^AUDIO_TOO_SHORT: /],
     [
       '0.5 s of speech',
-      () => generatedAudio('short.wav', ['-i', sharedAudio('pocketsphinx/goforward.wav'), '-t', '0.5']),
+      () => generatedAudio('short.wav', ['-i', testAudio('pocketsphinx/goforward.wav'), '-t', '0.5']),
       /^AUDIO_TOO_SHORT: /,
     ],
   ])('fails %s with the right code, invents no words and bills nothing', async (_kind, file, code) => {
@@ -142,7 +142,7 @@ describe('Transcription jobs on real audio', () => {
   it('fails German with an explicit language as UNSUPPORTED_LANGUAGE and gives the free transcription back', async () => {
     const trial = await t.createWorkspace({ name: 'Trial jobs', balanceEur: 0, freeTranscriptions: 1 });
     const { status, body } = await transcribe(
-      sharedAudio('picovoice-leopard/test_de.wav'),
+      testAudio('picovoice-leopard/test_de.wav'),
       { language: 'de' },
       trial.apiKey,
     );
@@ -153,7 +153,7 @@ describe('Transcription jobs on real audio', () => {
   });
 
   it('a vocabulary changes what the recogniser hears on a real clip', async () => {
-    const clip = sharedAudio('coqui-stt/LDC93S1.wav');
+    const clip = testAudio('coqui-stt/LDC93S1.wav');
     const plain = await transcribe(clip);
     const boosted = await transcribe(clip, { vocabulary: '["greasy", "wash water", "dark suit"]' });
     expect(plain.body.data.resultText).not.toMatch(/greasy/);
@@ -161,7 +161,7 @@ describe('Transcription jobs on real audio', () => {
   });
 
   it('labels speakers on a three-speaker clip when told how many there are', async () => {
-    const { status, body } = await transcribe(sharedAudio('picovoice-falcon/test.wav'), {
+    const { status, body } = await transcribe(testAudio('picovoice-falcon/test.wav'), {
       num_speakers: '3',
     });
     expect(status).toBe('completed');
@@ -171,7 +171,7 @@ describe('Transcription jobs on real audio', () => {
   });
 
   it('streams state over SSE: current state first, progress that moves, closes after completed', async () => {
-    const created = await upload(t, apiKey, sharedAudio('speechbrain/LJ050-0131.wav'));
+    const created = await upload(t, apiKey, testAudio('speechbrain/LJ050-0131.wav'));
     const id = created.body.data.id as string;
     const response = await t
       .http()
@@ -211,7 +211,7 @@ describe('Transcription jobs on real audio', () => {
   });
 
   it('exports a completed transcription in all five formats', async () => {
-    const created = await upload(t, apiKey, sharedAudio('pocketsphinx/goforward.wav'));
+    const created = await upload(t, apiKey, testAudio('pocketsphinx/goforward.wav'));
     const { status } = await waitForTerminal(t, apiKey, created.body.data.id);
     expect(status).toBe('completed');
     const types: Record<string, RegExp> = {
@@ -249,7 +249,7 @@ describe('Transcription jobs on real audio', () => {
   });
 
   it('deleting a running job stops it, removes the file, bills nothing; then 404', async () => {
-    const created = await upload(t, apiKey, sharedAudio('faster-whisper/multilingual.mp3'));
+    const created = await upload(t, apiKey, testAudio('faster-whisper/multilingual.mp3'));
     const id = created.body.data.id as string;
     const deadline = Date.now() + 30_000;
     while (

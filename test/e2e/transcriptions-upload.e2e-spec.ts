@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sharedAudio } from '../support/shared-paths';
+import { testAudio } from '../support/shared-paths';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { upload } from '../support/transcriptions';
@@ -16,7 +16,7 @@ describe('POST /v1/transcriptions: acceptance and refusals', () => {
   let t: TestApp;
   let apiKey: string;
   let workspaceId: string;
-  const wav = sharedAudio('pocketsphinx/goforward.wav');
+  const wav = testAudio('pocketsphinx/goforward.wav');
 
   beforeAll(async () => {
     // API role only: these tests are about the upload; no worker picks the jobs up.
@@ -58,7 +58,7 @@ describe('POST /v1/transcriptions: acceptance and refusals', () => {
     ['faster-whisper/multilingual.mp3', 'audio/mpeg'],
     ['lhotse/big_buck_bunny_small.mp4', 'video/mp4'],
   ])('detects %s as %s from its bytes', async (clip, mimeType) => {
-    const response = await upload(t, apiKey, sharedAudio(clip));
+    const response = await upload(t, apiKey, testAudio(clip));
     expect(response.status).toBe(202);
     const detail = await t.http().get(`/v1/transcriptions/${response.body.data.id}`).set(bearer(apiKey));
     expect(detail.body.data.mimeType).toBe(mimeType);
@@ -73,7 +73,7 @@ describe('POST /v1/transcriptions: acceptance and refusals', () => {
   });
 
   it('refuses the malformed evil.wav as unsupported-format', async () => {
-    const response = await upload(t, apiKey, sharedAudio('pocketsphinx/evil.wav'));
+    const response = await upload(t, apiKey, testAudio('pocketsphinx/evil.wav'));
     expect(response.status).toBe(422);
     expect(response.body.type).toBe(problem('unsupported-format'));
   });

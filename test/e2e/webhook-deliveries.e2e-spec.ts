@@ -7,9 +7,10 @@ import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.entity';
 import { WebhookDeliveryProcessor } from '../../src/webhooks/webhook-delivery.processor';
 import { OutboxEvent } from '../../src/webhooks/outbox-event.entity';
 import { expectMatchesSpec, expectWebhookMatchesSpec } from '../support/openapi-contract';
+import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 
-const JFK = '/work/shared/audio/whisper.cpp/jfk.wav';
+const JFK = testAudio('whisper.cpp/jfk.wav');
 
 /** One request as the receiving third party saw it: raw bytes, headers, arrival time. */
 interface Received {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { sharedAudio } from '../../../test/support/shared-paths';
+import { testAudio } from '../../../test/support/shared-paths';
 import { EngineError } from '../engine.types';
 import { decodeToPcm } from './ffmpeg-decoder';
 import { probeMedia } from './media-probe';
@@ -19,7 +19,7 @@ async function engineErrorCode(promise: Promise<unknown>): Promise<string> {
 
 describe('media probe', () => {
   it('describes a WAV file with one audio stream', async () => {
-    const probe = await probeMedia(sharedAudio('pocketsphinx/goforward.wav'));
+    const probe = await probeMedia(testAudio('pocketsphinx/goforward.wav'));
     expect(probe).toEqual({
       formatName: 'wav',
       durationSeconds: expect.closeTo(2.786, 2),
@@ -30,7 +30,7 @@ describe('media probe', () => {
   });
 
   it('sees the video and the AAC audio track of an MP4', async () => {
-    const probe = await probeMedia(sharedAudio('lhotse/big_buck_bunny_small.mp4'));
+    const probe = await probeMedia(testAudio('lhotse/big_buck_bunny_small.mp4'));
     expect(probe.formatName).toContain('mp4');
     expect(probe.videoStreams).toBe(1);
     expect(probe.audioStreams).toBe(1);
@@ -38,17 +38,17 @@ describe('media probe', () => {
   });
 
   it('rejects a malformed WAV as DECODE_FAILED', async () => {
-    expect(await engineErrorCode(probeMedia(sharedAudio('pocketsphinx/evil.wav')))).toBe('DECODE_FAILED');
+    expect(await engineErrorCode(probeMedia(testAudio('pocketsphinx/evil.wav')))).toBe('DECODE_FAILED');
   });
 
   it('rejects a text file as DECODE_FAILED', async () => {
-    expect(await engineErrorCode(probeMedia(sharedAudio('README.md')))).toBe('DECODE_FAILED');
+    expect(await engineErrorCode(probeMedia(testAudio('README.md')))).toBe('DECODE_FAILED');
   });
 });
 
 describe('ffmpeg decoder', () => {
   it('decodes a 16 kHz WAV sample for sample', async () => {
-    const pcm = await decodeToPcm(sharedAudio('pocketsphinx/goforward.wav'));
+    const pcm = await decodeToPcm(testAudio('pocketsphinx/goforward.wav'));
     expect(pcm.sampleRate).toBe(16000);
     expect(pcm.samples.length).toBe(44580);
     const peak = pcm.samples.reduce((max, value) => Math.max(max, Math.abs(value)), 0);
@@ -63,17 +63,17 @@ describe('ffmpeg decoder', () => {
     ['kaldi-gstreamer-server/test_2lauset.ogg', 5.717],
     ['lhotse/big_buck_bunny_small.mp4', 5.312],
   ])('resamples and downmixes %s to 16 kHz mono', async (clip, seconds) => {
-    const pcm = await decodeToPcm(sharedAudio(clip));
+    const pcm = await decodeToPcm(testAudio(clip));
     expect(pcm.samples.length / 16000).toBeCloseTo(seconds, 1);
   });
 
   it('gives zero samples for a WAV with no audio data', async () => {
-    const pcm = await decodeToPcm(sharedAudio('pocketsphinx/null.wav'));
+    const pcm = await decodeToPcm(testAudio('pocketsphinx/null.wav'));
     expect(pcm.samples.length).toBe(0);
   });
 
   it('fails a malformed file with DECODE_FAILED', async () => {
-    expect(await engineErrorCode(decodeToPcm(sharedAudio('pocketsphinx/evil.wav')))).toBe('DECODE_FAILED');
+    expect(await engineErrorCode(decodeToPcm(testAudio('pocketsphinx/evil.wav')))).toBe('DECODE_FAILED');
   });
 
   describe('with a generated 10-minute MP3', () => {

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { SHARED_DIR, sharedAudio } from '../../../test/support/shared-paths';
+import { TEST_AUDIO_DIR, testAudio } from '../../../test/support/shared-paths';
 import { combineDer, diarizationErrorRate } from '../../../bench/lib/der';
 import { decodeToPcm } from '../audio/ffmpeg-decoder';
 import { defaultEngineSettings } from '../engine-settings';
@@ -56,15 +56,12 @@ describe('ClassicalDiarizer on synthetic audio', () => {
   });
 });
 
-const haveClips = fs.existsSync(sharedAudio('pyannote-audio/sample.wav'));
-const describeReal = haveClips ? describe : describe.skip;
-
-describeReal(`ClassicalDiarizer on real clips from ${SHARED_DIR}`, () => {
+describe(`ClassicalDiarizer on real clips from ${TEST_AUDIO_DIR}`, () => {
   const detector = new SileroSpeechDetector(defaultEngineSettings().speech);
   const diarizer = new ClassicalDiarizer();
 
   async function run(clip: string, hints: Parameters<ClassicalDiarizer['diarize']>[2]): Promise<SpeakerTurn[]> {
-    const pcm = await decodeToPcm(sharedAudio(clip));
+    const pcm = await decodeToPcm(testAudio(clip));
     return diarizer.diarize(pcm, await detector.detect(pcm), hints);
   }
 
@@ -91,7 +88,7 @@ describeReal(`ClassicalDiarizer on real clips from ${SHARED_DIR}`, () => {
   it('finds two speakers in pyannote sample.wav without hints, with DER under 25% (collar 0.25; measured 16%)', async () => {
     const turns = await run('pyannote-audio/sample.wav', {});
     expect(speakers(turns)).toBe(2);
-    const reference = parseRttm(fs.readFileSync(sharedAudio('pyannote-audio/sample.rttm'), 'utf8'));
+    const reference = parseRttm(fs.readFileSync(testAudio('pyannote-audio/sample.rttm'), 'utf8'));
     const result = diarizationErrorRate(reference, turns, { collar: 0.25, skipOverlap: false });
     expect(result.der).toBeLessThan(0.25);
     // The one-speaker answer scores 46%; the diarizer must beat it clearly.
@@ -102,7 +99,7 @@ describeReal(`ClassicalDiarizer on real clips from ${SHARED_DIR}`, () => {
   it('honours an exact hint of 3 on the Falcon test clip and labels each speaker right (DER under 10%)', async () => {
     const turns = await run('picovoice-falcon/test.wav', { exact: 3 });
     expect(speakers(turns)).toBe(3);
-    const reference = parseRttm(fs.readFileSync(sharedAudio('picovoice-falcon/test.rttm'), 'utf8'));
+    const reference = parseRttm(fs.readFileSync(testAudio('picovoice-falcon/test.rttm'), 'utf8'));
     expect(diarizationErrorRate(reference, turns, { collar: 0.25, skipOverlap: false }).der).toBeLessThan(0.1);
   });
 

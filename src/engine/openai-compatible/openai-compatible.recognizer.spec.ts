@@ -2,7 +2,7 @@ import busboy from 'busboy';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { SHARED_DIR } from '../../../test/support/shared-paths';
+import { testAudio } from '../../../test/support/shared-paths';
 import { EngineError, RecognizedWord } from '../engine.types';
 import {
   decodeClip,
@@ -12,13 +12,14 @@ import {
   startWhisperServer,
   whiteNoise,
 } from '../whisper-cpp/testing/whisper-cpp.testing';
+import { syntheticWhisperModel } from '../whisper-cpp/testing/synthetic-whisper-model';
 import { OpenAiCompatibleRecognizer } from './openai-compatible.recognizer';
 import { OpenAiCompatibleRecognizerSettings, transcriptionUrl } from './openai-compatible.settings';
 
 jest.setTimeout(60_000);
 
-const MODEL = path.join(SHARED_DIR, 'models', 'whisper-det-micro.bin');
-const JFK = path.join(SHARED_DIR, 'audio', 'whisper.cpp', 'jfk.wav');
+const MODEL = syntheticWhisperModel();
+const JFK = testAudio('whisper.cpp/jfk.wav');
 const binDir = requireWhisperCppBinDir(process.env.WHISPER_CPP_BIN_DIR);
 
 let jfk: Float32Array;

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { sharedAudio } from '../../../test/support/shared-paths';
+import { testAudio } from '../../../test/support/shared-paths';
 import { wordErrorRate } from '../../../bench/lib/word-error-rate';
 import { defaultEngineSettings } from '../engine-settings';
 import { SingleSpeakerDiarizer } from '../diarization/single-speaker.diarizer';
@@ -22,7 +22,7 @@ describe('TranscriptionPipeline', () => {
   afterAll(() => recognizer.close());
 
   const request = (clip: string, extra: Partial<TranscribeRequest> = {}): TranscribeRequest => ({
-    audioPath: sharedAudio(clip),
+    audioPath: testAudio(clip),
     model: 'standard',
     language: 'auto',
     vocabulary: [],
@@ -59,7 +59,7 @@ describe('TranscriptionPipeline', () => {
 
   it('keeps word times monotonic and inside the file across several chunks', async () => {
     const result = await pipeline.run(request('lhotse/2412-153948-0000.flac'));
-    const reference = fs.readFileSync(sharedAudio('lhotse/2412-153948-0000.txt'), 'utf8');
+    const reference = fs.readFileSync(testAudio('lhotse/2412-153948-0000.txt'), 'utf8');
     expect(wordErrorRate(reference, result.text).rate).toBeLessThan(0.4);
     let previousStart = 0;
     for (const word of result.words) {
@@ -72,7 +72,7 @@ describe('TranscriptionPipeline', () => {
 
   it('transcribes the TIMIT sentence under the measured WER bound', async () => {
     const result = await pipeline.run(request('coqui-stt/LDC93S1.wav', { language: 'en' }));
-    const reference = fs.readFileSync(sharedAudio('coqui-stt/LDC93S1.txt'), 'utf8');
+    const reference = fs.readFileSync(testAudio('coqui-stt/LDC93S1.txt'), 'utf8');
     expect(result.detectedLanguage).toBe('en');
     expect(wordErrorRate(reference, result.text).rate).toBeLessThan(0.8);
   });

@@ -1,4 +1,4 @@
-import { sharedAudio } from '../../../test/support/shared-paths';
+import { testAudio } from '../../../test/support/shared-paths';
 import { wordErrorRate } from '../../../bench/lib/word-error-rate';
 import { decodeToPcm } from '../audio/ffmpeg-decoder';
 import { defaultEngineSettings } from '../engine-settings';
@@ -14,7 +14,7 @@ describe('PocketSphinxRecognizer', () => {
   afterAll(() => recognizer.close());
 
   async function recognize(clip: string, vocabulary: string[] = [], offset = 0): Promise<RecognitionOutput> {
-    const pcm = await decodeToPcm(sharedAudio(clip));
+    const pcm = await decodeToPcm(testAudio(clip));
     return recognizer.recognize({ samples: pcm.samples, offset }, { language: 'en', vocabulary, signal });
   }
 
@@ -40,7 +40,7 @@ describe('PocketSphinxRecognizer', () => {
   it('keeps a LibriSpeech sentence under 30 % WER', async () => {
     const clip = 'wenet/librispeech-1995-1837-0001.wav';
     const output = await recognize(clip);
-    const reference = fs.readFileSync(sharedAudio(clip.replace('.wav', '.txt')), 'utf8');
+    const reference = fs.readFileSync(testAudio(clip.replace('.wav', '.txt')), 'utf8');
     const hypothesis = output.words.map((word) => word.word).join(' ');
     expect(wordErrorRate(reference, hypothesis).rate).toBeLessThan(0.3);
   });
@@ -68,7 +68,7 @@ describe('PocketSphinxRecognizer', () => {
   });
 
   it('reports English for auto and rejects other languages', async () => {
-    const pcm = await decodeToPcm(sharedAudio('pocketsphinx/goforward.wav'));
+    const pcm = await decodeToPcm(testAudio('pocketsphinx/goforward.wav'));
     const chunk = { samples: pcm.samples, offset: 0 };
     const auto = await recognizer.recognize(chunk, { language: 'auto', vocabulary: [], signal });
     expect(auto.detectedLanguage).toBe('en');

@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
-import { sharedAudio } from '../../../test/support/shared-paths';
+import { testAudio } from '../../../test/support/shared-paths';
 import { defaultEngineSettings, type EngineSettings } from '../engine-settings';
 import type { TranscribeRequest } from '../engine.types';
 import { defaultChildScriptPath, EngineRunner } from './engine-runner';
 
 const request = (clip: string): TranscribeRequest => ({
-  audioPath: sharedAudio(clip),
+  audioPath: testAudio(clip),
   model: 'standard',
   language: 'auto',
   vocabulary: [],

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { sharedAudio } from '../../../test/support/shared-paths';
+import { testAudio } from '../../../test/support/shared-paths';
 import { decodeToPcm } from '../audio/ffmpeg-decoder';
 import { defaultEngineSettings } from '../engine-settings';
 import { EngineError, type Pcm } from '../engine.types';
@@ -17,7 +17,7 @@ async function speechIn(clip: string): Promise<{ start: number; end: number }[]>
 
 describe('Silero speech detector', () => {
   it('finds the one utterance of goforward.wav', async () => {
-    const spans = await speechIn(sharedAudio('pocketsphinx/goforward.wav'));
+    const spans = await speechIn(testAudio('pocketsphinx/goforward.wav'));
     expect(spans).toHaveLength(1);
     expect(spans[0].start).toBeGreaterThan(0.3);
     expect(spans[0].start).toBeLessThan(0.6);
@@ -26,21 +26,21 @@ describe('Silero speech detector', () => {
   });
 
   it('separates the two sentences around a pause', async () => {
-    const spans = await speechIn(sharedAudio('kaldi-gstreamer-server/test_with_silence.wav'));
+    const spans = await speechIn(testAudio('kaldi-gstreamer-server/test_with_silence.wav'));
     expect(spans).toHaveLength(2);
     expect(spans[1].start - spans[0].end).toBeGreaterThan(2);
   });
 
   it('hears all four phrases of the JFK clip', async () => {
-    expect(await speechIn(sharedAudio('whisper.cpp/jfk.wav'))).toHaveLength(4);
+    expect(await speechIn(testAudio('whisper.cpp/jfk.wav'))).toHaveLength(4);
   });
 
   it('finds no speech in near-silence', async () => {
-    expect(await speechIn(sharedAudio('kaldi-gstreamer-server/silence.wav'))).toEqual([]);
+    expect(await speechIn(testAudio('kaldi-gstreamer-server/silence.wav'))).toEqual([]);
   });
 
   it('finds no speech in music without dialogue', async () => {
-    expect(await speechIn(sharedAudio('lhotse/big_buck_bunny_small.mp4'))).toEqual([]);
+    expect(await speechIn(testAudio('lhotse/big_buck_bunny_small.mp4'))).toEqual([]);
   });
 
   it('finds no speech in white noise', async () => {
@@ -64,7 +64,7 @@ describe('Silero speech detector', () => {
 
 describe('audio length guard', () => {
   it('rejects an empty file as AUDIO_TOO_SHORT', async () => {
-    const pcm = await decodeToPcm(sharedAudio('pocketsphinx/null.wav'));
+    const pcm = await decodeToPcm(testAudio('pocketsphinx/null.wav'));
     const seconds = pcm.samples.length / pcm.sampleRate;
     expect(() => assertLongEnough(seconds, 1)).toThrow(EngineError);
     expect(() => assertLongEnough(seconds, 1)).toThrow(expect.objectContaining({ code: 'AUDIO_TOO_SHORT' }));

@@ -2,22 +2,23 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { SHARED_DIR } from '../../../test/support/shared-paths';
+import { testAudio } from '../../../test/support/shared-paths';
 import { EngineError, RecognitionOutput, RecognizedWord } from '../engine.types';
+import { syntheticWhisperModel } from './testing/synthetic-whisper-model';
 import { requireWhisperCppBinDir, decodeClip, whiteNoise } from './testing/whisper-cpp.testing';
 import { WhisperCppRecognizer } from './whisper-cpp.recognizer';
 import { WhisperCppRecognizerSettings, whisperCliPath } from './whisper-cpp.settings';
 
 /*
- * Real whisper-cli runs with the synthetic model from shared/models: it always detects `de` and decodes
+ * Real whisper-cli runs with the synthetic model (testing/synthetic-whisper-model.ts): it always detects `de` and decodes
  * " w100 w200 w300" as one segment 0–2.5 s, split evenly (0.83 s per token). whisper.cpp then trims a word's
  * edge that lies in low-energy audio, so on jfk.wav (speech starts at ~0.3 s) w100 starts at 0.34 and w300
  * ends at 2.10; on white noise nothing is trimmed.
  */
 jest.setTimeout(60_000);
 
-const MODEL = path.join(SHARED_DIR, 'models', 'whisper-det-micro.bin');
-const JFK = path.join(SHARED_DIR, 'audio', 'whisper.cpp', 'jfk.wav');
+const MODEL = syntheticWhisperModel();
+const JFK = testAudio('whisper.cpp/jfk.wav');
 
 const binDir = requireWhisperCppBinDir(process.env.WHISPER_CPP_BIN_DIR);
 let workDir: string;
