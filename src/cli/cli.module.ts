@@ -10,6 +10,7 @@ import { DatabaseModule } from '../database/database.module';
 import { BalanceTopUpCommand, TokenIssueCommand, UserDeleteCommand } from './account.commands';
 import { ApiKeyCreateCommand, ApiKeyRevokeCommand } from './api-key.commands';
 import { AutoReloadCommand } from './auto-reload.command';
+import { EngineTiersCommand } from './engine-tiers.command';
 import { WorkspaceCreateCommand } from './workspace.commands';
 
 @Module({})
@@ -33,6 +34,7 @@ export class CliModule {
         UserDeleteCommand,
         TokenIssueCommand,
         AutoReloadCommand,
+        EngineTiersCommand,
       ],
     };
   }

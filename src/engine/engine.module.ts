@@ -1,30 +1,33 @@
-import { Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { join } from 'node:path';
-import { defaultEngineSettings, EngineSettings } from './engine-settings';
-import { defaultWhisperCppBinDir, whisperCliPath } from './whisper-cpp/whisper-cpp.settings';
+import type { ModelTier } from './engine.types';
+import { defaultEngineSettings, EngineSettings, TierEngineSettings } from './engine-settings';
 import { EngineRunner } from './runner/engine-runner';
+import { EngineTiers, MODEL_TIER_ORDER, resolveEngineTiers, type ResolvedTier } from './tiers/engine-tiers';
+import { whisperCliPath } from './whisper-cpp/whisper-cpp.settings';
 
-/** Engine settings from the validated config, on top of the Debian defaults. */
-export function engineSettingsFrom(config: AppConfig): EngineSettings {
+/** Engine settings from the validated config and the boot-time tier resolution, on top of the Debian defaults. */
+export function engineSettingsFrom(config: AppConfig, tiers: EngineTiers = resolveEngineTiers(config)): EngineSettings {
   const defaults = defaultEngineSettings();
-  return {
-    ...defaults,
-    recognizers: {
-      standard: config.ENGINE_RECOGNIZER_STANDARD,
-      premium: config.ENGINE_RECOGNIZER_PREMIUM,
-      premium_jade: config.ENGINE_RECOGNIZER_PREMIUM_JADE,
-    },
-    speech: { ...defaults.speech, ...(config.VAD_MODEL_PATH ? { vadModelPath: config.VAD_MODEL_PATH } : {}) },
-    whisperCpp: config.WHISPER_CPP_MODEL
+  const tierSettings = (resolved: ResolvedTier): TierEngineSettings => ({
+    recognizer: resolved.recognizer,
+    whisperCpp: resolved.whisperModelPath
       ? {
-          binaryPath: whisperCliPath(
-            config.WHISPER_CPP_BIN_DIR ?? defaultWhisperCppBinDir(join(__dirname, '..', '..')),
-          ),
-          modelPath: config.WHISPER_CPP_MODEL,
+          binaryPath: whisperCliPath(tiers.whisperCppBinDir),
+          modelPath: resolved.whisperModelPath,
           threads: config.WHISPER_CPP_THREADS,
         }
       : undefined,
+    diarization: resolved.sherpaOnnx
+      ? { kind: 'sherpa-onnx', sherpaOnnx: resolved.sherpaOnnx }
+      : { kind: 'classical' },
+  });
+  return {
+    ...defaults,
+    tiers: Object.fromEntries(
+      MODEL_TIER_ORDER.map((tier) => [tier, tierSettings(tiers.get(tier))]),
+    ) as Record<ModelTier, TierEngineSettings>,
+    speech: { ...defaults.speech, ...(config.VAD_MODEL_PATH ? { vadModelPath: config.VAD_MODEL_PATH } : {}) },
     openaiCompatible: config.OPENAI_STT_BASE_URL
       ? {
           baseUrl: config.OPENAI_STT_BASE_URL,
@@ -37,14 +40,36 @@ export function engineSettingsFrom(config: AppConfig): EngineSettings {
   };
 }
 
+/** Logs what each tier runs, once per process, so an operator sees what `auto` decided. */
+function logTiers(tiers: EngineTiers): void {
+  const logger = new Logger('EngineTiers');
+  for (const tier of MODEL_TIER_ORDER) {
+    const resolved = tiers.get(tier);
+    const model = resolved.whisperModelPath ? ` (${resolved.whisperModelPath})` : '';
+    logger.log(`${tier}: ${resolved.recognizer}${model}, ${resolved.diarizer} diarization`);
+    for (const note of resolved.notes) logger.log(`${tier}: ${note}`);
+  }
+}
+
 @Module({
   providers: [
     {
-      provide: EngineRunner,
+      // Resolved once at boot in every role: the worker builds engines from it, the API checks languages.
+      // A misconfigured tier throws ConfigValidationError here and the process does not start.
+      provide: EngineTiers,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => new EngineRunner(engineSettingsFrom(config)),
+      useFactory: (config: AppConfig) => {
+        const tiers = resolveEngineTiers(config);
+        logTiers(tiers);
+        return tiers;
+      },
+    },
+    {
+      provide: EngineRunner,
+      inject: [AppConfig, EngineTiers],
+      useFactory: (config: AppConfig, tiers: EngineTiers) => new EngineRunner(engineSettingsFrom(config, tiers)),
     },
   ],
-  exports: [EngineRunner],
+  exports: [EngineRunner, EngineTiers],
 })
 export class EngineModule {}

@@ -6,13 +6,13 @@ import { WhisperCppRecognizer } from './whisper-cpp/whisper-cpp.recognizer';
 
 /** The recogniser configured for a model tier. Add new engines here (one case each). */
 export function createRecognizer(tier: ModelTier, settings: EngineSettings): Recognizer {
-  const kind: RecognizerKind = settings.recognizers[tier];
+  const { recognizer: kind, whisperCpp } = settings.tiers[tier];
   switch (kind) {
     case 'pocketsphinx':
       return new PocketSphinxRecognizer(settings.pocketsphinx);
     case 'whisper-cpp':
-      if (!settings.whisperCpp) throw notConfigured(kind, tier);
-      return new WhisperCppRecognizer(settings.whisperCpp);
+      if (!whisperCpp) throw notConfigured(kind, tier);
+      return new WhisperCppRecognizer(whisperCpp);
     case 'openai-compatible':
       if (!settings.openaiCompatible) throw notConfigured(kind, tier);
       return new OpenAiCompatibleRecognizer(settings.openaiCompatible);

@@ -6,6 +6,7 @@ import { VocabulariesModule } from '../vocabularies/vocabularies.module';
 import { OutboxEvent } from '../webhooks/outbox-event.entity';
 import { IdempotencyRecord } from './idempotency-record.entity';
 import { IdempotencyService } from './idempotency.service';
+import { TierLanguagePolicy } from './tier-language.policy';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { TranscriptionJobService } from './transcription-job.service';
 import { TranscriptionQueue } from './transcription-queue.service';
@@ -25,6 +26,7 @@ import { TranscriptionUploadService } from './upload/transcription-upload.servic
   controllers: [TranscriptionsController],
   providers: [
     TranscriptionsService,
+    TierLanguagePolicy,
     TranscriptionUploadService,
     IdempotencyService,
     TranscriptionQueue,

@@ -11,6 +11,7 @@ import { VocabulariesService } from '../vocabularies/vocabularies.service';
 import { EXPORT_FORMATS, isExportFormat, type RenderedExport } from './export/export.types';
 import { renderExport } from './export/render-export';
 import type { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
+import { TierLanguagePolicy } from './tier-language.policy';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { TranscriptionQueue } from './transcription-queue.service';
 import { Transcription } from './transcription.entity';
@@ -36,6 +37,7 @@ export class TranscriptionsService {
     private readonly events: TranscriptionEventsService,
     private readonly storage: FileStorage,
     private readonly config: AppConfig,
+    private readonly languagePolicy: TierLanguagePolicy,
   ) {}
 
   /**
@@ -47,6 +49,8 @@ export class TranscriptionsService {
     upload: StoredUpload & { mimeType: string },
     options: UploadOptions,
   ): Promise<Transcription> {
+    // Before anything is looked up or reserved: a job the tier cannot serve never exists.
+    this.languagePolicy.assertServes(options.model, options.language);
     const saved = options.vocabularyId
       ? await this.vocabularies.find(principal.workspaceId, options.vocabularyId)
       : null;

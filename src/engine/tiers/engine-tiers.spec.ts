@@ -1,0 +1,210 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ConfigValidationError, loadAppConfig, type AppConfig } from '../../config/app-config';
+import { LANGUAGE_CODES } from '../../languages/languages';
+import { findModel, installedBytes, MODEL_CATALOGUE } from '../models/model-catalogue';
+import { syntheticWhisperModel } from '../whisper-cpp/testing/synthetic-whisper-model';
+import { requireWhisperCppBinDir } from '../whisper-cpp/testing/whisper-cpp.testing';
+import { describeLanguages, isEnglishOnlyWhisperModel, resolveEngineTiers } from './engine-tiers';
+
+/**
+ * The resolver against the real file system: the real whisper.cpp binaries, the synthetic ggml model
+ * (testing/synthetic-whisper-model.ts), and models "installed" in a temporary MODELS_DIR as files of the
+ * catalogue's pinned size
+ * (sparse, so a 550 MB model costs nothing; installedModelPath checks name and size, not content).
+ */
+const SYNTHETIC_MODEL = syntheticWhisperModel();
+
+describe('resolveEngineTiers', () => {
+  let modelsDir: string;
+  let emptyDir: string;
+  const binDir = requireWhisperCppBinDir(process.env.WHISPER_CPP_BIN_DIR);
+
+  beforeEach(() => {
+    modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiers-models-'));
+    emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiers-empty-'));
+  });
+  afterEach(() => {
+    fs.rmSync(modelsDir, { recursive: true, force: true });
+    fs.rmSync(emptyDir, { recursive: true, force: true });
+  });
+
+  const config = (environment: Record<string, string> = {}): AppConfig =>
+    loadAppConfig({
+      JWT_SECRET: 'x'.repeat(32),
+      MODELS_DIR: modelsDir,
+      WHISPER_CPP_BIN_DIR: binDir,
+      ...environment,
+    });
+
+  const install = (name: string): string => {
+    const entry = findModel(MODEL_CATALOGUE, name);
+    if (!entry) throw new Error(`${name} is not in the catalogue`);
+    const file = path.join(modelsDir, entry.fileName);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, '');
+    fs.truncateSync(file, installedBytes(entry));
+    return file;
+  };
+
+  const errorOf = (attempt: () => unknown): string => {
+    try {
+      attempt();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigValidationError);
+      return (error as Error).message;
+    }
+    throw new Error('expected a ConfigValidationError');
+  };
+
+  it('auto with nothing installed: PocketSphinx and classical everywhere, English only', () => {
+    const tiers = resolveEngineTiers(config());
+    for (const tier of ['standard', 'premium', 'premium_jade'] as const) {
+      expect(tiers.get(tier)).toMatchObject({
+        recognizer: 'pocketsphinx',
+        whisperModelPath: null,
+        diarizer: 'classical',
+        sherpaOnnx: null,
+      });
+      expect(tiers.serves(tier, 'en')).toBe(true);
+      expect(tiers.serves(tier, 'auto')).toBe(true);
+      expect(tiers.serves(tier, 'de')).toBe(false);
+    }
+    expect(tiers.get('premium').notes.join('\n')).toContain("'large-v3-turbo-q5_0' is not installed");
+  });
+
+  it('auto picks each tier’s installed default model and the neural diarizer for premium tiers only', () => {
+    const base = install('base');
+    const turbo = install('large-v3-turbo-q5_0');
+    const segmentation = install('pyannote-segmentation-3-0');
+    const embedding = install('3dspeaker-eres2net-base');
+    const tiers = resolveEngineTiers(config());
+    expect(tiers.get('standard')).toMatchObject({
+      recognizer: 'whisper-cpp',
+      whisperModelPath: base,
+      diarizer: 'classical',
+      languages: 'all',
+    });
+    for (const tier of ['premium', 'premium_jade'] as const) {
+      expect(tiers.get(tier)).toMatchObject({
+        recognizer: 'whisper-cpp',
+        whisperModelPath: turbo,
+        diarizer: 'sherpa-onnx',
+        sherpaOnnx: { segmentationModelPath: segmentation, embeddingModelPath: embedding },
+      });
+    }
+    expect(tiers.serves('standard', 'de')).toBe(true);
+  });
+
+  it('a file of the wrong size is not an installed model', () => {
+    const file = install('base');
+    fs.truncateSync(file, 1000);
+    expect(resolveEngineTiers(config()).get('standard').recognizer).toBe('pocketsphinx');
+  });
+
+  it('auto falls back to PocketSphinx (with a note) when the model is there but whisper.cpp is not built', () => {
+    install('base');
+    const tiers = resolveEngineTiers(config({ WHISPER_CPP_BIN_DIR: emptyDir }));
+    expect(tiers.get('standard').recognizer).toBe('pocketsphinx');
+    expect(tiers.get('standard').notes.join('\n')).toContain(`WHISPER_CPP_BIN_DIR=${emptyDir}`);
+  });
+
+  it('WHISPER_CPP_MODEL_<TIER> wins over WHISPER_CPP_MODEL, which wins over the defaults', () => {
+    install('base');
+    const small = install('small');
+    const tiers = resolveEngineTiers(
+      config({ WHISPER_CPP_MODEL: small, WHISPER_CPP_MODEL_PREMIUM: SYNTHETIC_MODEL }),
+    );
+    expect(tiers.get('standard').whisperModelPath).toBe(small);
+    expect(tiers.get('premium').whisperModelPath).toBe(SYNTHETIC_MODEL);
+    expect(tiers.get('premium_jade').whisperModelPath).toBe(small);
+  });
+
+  it('an English-only Whisper model serves English only', () => {
+    install('base.en');
+    const tiers = resolveEngineTiers(config({ WHISPER_CPP_MODEL_STANDARD: 'base.en' }));
+    expect(tiers.get('standard').recognizer).toBe('whisper-cpp');
+    expect(tiers.serves('standard', 'de')).toBe(false);
+    expect(isEnglishOnlyWhisperModel('/m/ggml-tiny.en-q5_1.bin')).toBe(true);
+    expect(isEnglishOnlyWhisperModel('/m/ggml-large-v3-turbo.bin')).toBe(false);
+  });
+
+  it('an explicit whisper-cpp tier without its model fails, naming the variable', () => {
+    const message = errorOf(() => resolveEngineTiers(config({ ENGINE_RECOGNIZER_STANDARD: 'whisper-cpp' })));
+    expect(message).toContain('ENGINE_RECOGNIZER_STANDARD=whisper-cpp: no model');
+    expect(message).toContain(`'base' is not installed in MODELS_DIR=${modelsDir}`);
+  });
+
+  it('an explicit whisper-cpp tier without the binaries fails, naming WHISPER_CPP_BIN_DIR', () => {
+    const message = errorOf(() =>
+      resolveEngineTiers(
+        config({
+          ENGINE_RECOGNIZER_PREMIUM: 'whisper-cpp',
+          WHISPER_CPP_MODEL_PREMIUM: SYNTHETIC_MODEL,
+          WHISPER_CPP_BIN_DIR: emptyDir,
+        }),
+      ),
+    );
+    expect(message).toContain(
+      `ENGINE_RECOGNIZER_PREMIUM=whisper-cpp: no executable whisper-cli, whisper-server in WHISPER_CPP_BIN_DIR=${emptyDir}`,
+    );
+  });
+
+  it('a model the operator named must exist even with auto; every problem is listed in one error', () => {
+    const message = errorOf(() =>
+      resolveEngineTiers(
+        config({
+          WHISPER_CPP_MODEL_STANDARD: '/nowhere/ggml-base.bin',
+          WHISPER_CPP_MODEL_PREMIUM: 'no-such-model',
+          ENGINE_RECOGNIZER_PREMIUM_JADE: 'openai-compatible',
+          ENGINE_DIARIZER_PREMIUM_JADE: 'sherpa-onnx',
+        }),
+      ),
+    );
+    expect(message).toContain('WHISPER_CPP_MODEL_STANDARD=/nowhere/ggml-base.bin: no file at /nowhere/ggml-base.bin');
+    expect(message).toContain('WHISPER_CPP_MODEL_PREMIUM=no-such-model: neither a file path nor a model');
+    expect(message).toContain('ENGINE_RECOGNIZER_PREMIUM_JADE=openai-compatible: OPENAI_STT_BASE_URL is not set');
+    expect(message).toContain(
+      "ENGINE_DIARIZER_PREMIUM_JADE=sherpa-onnx: 'pyannote-segmentation-3-0' is not installed",
+    );
+  });
+
+  it('explicit choices are kept: pocketsphinx and classical even with models installed', () => {
+    install('base');
+    install('pyannote-segmentation-3-0');
+    install('3dspeaker-eres2net-base');
+    const tiers = resolveEngineTiers(
+      config({
+        ENGINE_RECOGNIZER_STANDARD: 'pocketsphinx',
+        ENGINE_DIARIZER_PREMIUM: 'classical',
+        ENGINE_DIARIZER_STANDARD: 'sherpa-onnx',
+      }),
+    );
+    expect(tiers.get('standard')).toMatchObject({ recognizer: 'pocketsphinx', diarizer: 'sherpa-onnx' });
+    expect(tiers.get('premium').diarizer).toBe('classical');
+    expect(tiers.get('premium_jade').diarizer).toBe('sherpa-onnx');
+  });
+
+  it('an OpenAI-compatible tier serves every language of the contract', () => {
+    const tiers = resolveEngineTiers(
+      config({ ENGINE_RECOGNIZER_PREMIUM: 'openai-compatible', OPENAI_STT_BASE_URL: 'http://127.0.0.1:9' }),
+    );
+    expect(tiers.get('premium').recognizer).toBe('openai-compatible');
+    for (const code of LANGUAGE_CODES) expect(tiers.serves('premium', code)).toBe(true);
+  });
+
+  it('serialises for engine:tiers with languages as arrays', () => {
+    const json = JSON.parse(JSON.stringify(resolveEngineTiers(config()))) as {
+      tiers: Record<string, { languages: unknown }>;
+    };
+    expect(json.tiers.standard.languages).toEqual(['en']);
+  });
+});
+
+describe('describeLanguages', () => {
+  it('names the languages and codes a tier serves', () => {
+    expect(describeLanguages(new Set(['en']))).toBe('English only (en, auto)');
+    expect(describeLanguages('all')).toBe('all 99 languages of GET /v1/languages (and auto)');
+  });
+});
