@@ -11,6 +11,7 @@ import { BalanceTopUpCommand, TokenIssueCommand, UserDeleteCommand } from './acc
 import { ApiKeyCreateCommand, ApiKeyRevokeCommand } from './api-key.commands';
 import { AutoReloadCommand } from './auto-reload.command';
 import { EngineTiersCommand } from './engine-tiers.command';
+import { ModelsListCommand, ModelsPullCommand } from './models.commands';
 import { WorkspaceCreateCommand } from './workspace.commands';
 
 @Module({})
@@ -35,6 +36,8 @@ export class CliModule {
         TokenIssueCommand,
         AutoReloadCommand,
         EngineTiersCommand,
+        ModelsListCommand,
+        ModelsPullCommand,
       ],
     };
   }
