@@ -9,7 +9,8 @@ import { printJson } from './cli-output';
  */
 @Command({
   name: 'engine:tiers',
-  description: 'Print the recogniser, Whisper model, diarizer and languages each tier resolves to (one JSON line)',
+  description:
+    'Print the recogniser, Whisper model, diarizer and languages each tier resolves to (one JSON line)',
 })
 export class EngineTiersCommand extends CommandRunner {
   constructor(private readonly config: AppConfig) {

@@ -162,9 +162,13 @@ describe('resolveEngineTiers', () => {
         }),
       ),
     );
-    expect(message).toContain('WHISPER_CPP_MODEL_STANDARD=/nowhere/ggml-base.bin: no file at /nowhere/ggml-base.bin');
+    expect(message).toContain(
+      'WHISPER_CPP_MODEL_STANDARD=/nowhere/ggml-base.bin: no file at /nowhere/ggml-base.bin',
+    );
     expect(message).toContain('WHISPER_CPP_MODEL_PREMIUM=no-such-model: neither a file path nor a model');
-    expect(message).toContain('ENGINE_RECOGNIZER_PREMIUM_JADE=openai-compatible: OPENAI_STT_BASE_URL is not set');
+    expect(message).toContain(
+      'ENGINE_RECOGNIZER_PREMIUM_JADE=openai-compatible: OPENAI_STT_BASE_URL is not set',
+    );
     expect(message).toContain(
       "ENGINE_DIARIZER_PREMIUM_JADE=sherpa-onnx: 'pyannote-segmentation-3-0' is not installed",
     );

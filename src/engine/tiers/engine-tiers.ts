@@ -6,7 +6,11 @@ import type { DiarizerKind } from '../diarization/diarizer-factory';
 import type { RecognizerKind } from '../engine-settings';
 import type { ModelTier } from '../engine.types';
 import { findModel, installedModelPath, MODEL_CATALOGUE } from '../models/model-catalogue';
-import { defaultWhisperCppBinDir, whisperCliPath, whisperServerPath } from '../whisper-cpp/whisper-cpp.settings';
+import {
+  defaultWhisperCppBinDir,
+  whisperCliPath,
+  whisperServerPath,
+} from '../whisper-cpp/whisper-cpp.settings';
 
 /**
  * What each model tier runs on this deployment, decided once at boot from the configuration and the files
