@@ -8,6 +8,20 @@ const RECHECK_MS = 5_000;
 const isTerminal = (frame: TranscriptionStateFrame) =>
   frame.status === 'completed' || frame.status === 'failed';
 
+const STATUS_ORDER: Record<TranscriptionStateFrame['status'], number> = {
+  queued: 0,
+  processing: 1,
+  completed: 2,
+  failed: 2,
+};
+
+/** Whether a frame says something later than the last one sent: a later status, or more progress. */
+function isNewer(frame: TranscriptionStateFrame, sent: TranscriptionStateFrame): boolean {
+  const order = STATUS_ORDER[frame.status] - STATUS_ORDER[sent.status];
+  if (order !== 0) return order > 0;
+  return frame.status !== sent.status || frame.progress > sent.progress;
+}
+
 /**
  * One SSE stream: subscribe first, then send the current state, then every change; close after a
  * terminal status or when the client goes away. Heartbeat comments keep proxies from closing it.
@@ -19,7 +33,6 @@ export async function streamTranscriptionState(
   events: TranscriptionEventsService,
   readState: () => Promise<TranscriptionStateFrame | null>,
 ): Promise<void> {
-  let last: string | null = null;
   let closed = false;
   const timers: NodeJS.Timeout[] = [];
   let unsubscribe: () => void = () => undefined;
@@ -31,13 +44,13 @@ export async function streamTranscriptionState(
     unsubscribe();
     response.end();
   };
+  let lastFrame: TranscriptionStateFrame | null = null;
   const send = (frame: TranscriptionStateFrame): void => {
     if (closed) return;
-    const data = JSON.stringify({ status: frame.status, progress: frame.progress });
-    if (data !== last) {
-      last = data;
-      response.write(`data: ${data}\n\n`);
-    }
+    // A re-read or a late pub/sub message may be older than what was sent: never step back.
+    if (lastFrame && !isNewer(frame, lastFrame)) return;
+    lastFrame = { status: frame.status, progress: frame.progress };
+    response.write(`data: ${JSON.stringify(lastFrame)}\n\n`);
     if (isTerminal(frame)) close();
   };
   const recheck = async (): Promise<void> => {
@@ -62,15 +75,8 @@ export async function streamTranscriptionState(
 
   await recheck();
   ready = true;
-  // Frames that raced the first read may be older than it; only newer information is passed on.
-  const first = last ? (JSON.parse(last) as TranscriptionStateFrame) : null;
-  pending
-    .splice(0)
-    .filter(
-      (frame) =>
-        !first || isTerminal(frame) || frame.status !== first.status || frame.progress > first.progress,
-    )
-    .forEach(send);
+  // Frames that raced the first read may be older than it; send() passes on only newer information.
+  pending.splice(0).forEach(send);
   if (closed) return;
   timers.push(setInterval(() => !closed && response.write(': heartbeat\n\n'), HEARTBEAT_MS));
   timers.push(setInterval(() => void recheck(), RECHECK_MS));

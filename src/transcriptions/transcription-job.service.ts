@@ -12,6 +12,7 @@ import { EngineRunner } from '../engine/runner/engine-runner';
 import { MetricsService } from '../metrics/metrics.service';
 import { FileStorage } from '../storage/file-storage';
 import { OutboxEvent } from '../webhooks/outbox-event.entity';
+import { ProgressThrottle } from './progress-throttle';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { Transcription } from './transcription.entity';
 
@@ -48,6 +49,7 @@ export class TranscriptionJobService {
   async run(transcriptionId: string, attempt: { number: number; isLast: boolean }): Promise<JobOutcome> {
     const transcription = await this.start(transcriptionId, attempt.number);
     if (!transcription) return 'done';
+    const progress = this.progressReporter(transcriptionId, transcription.progress);
     const controller = new AbortController();
     this.running.set(transcriptionId, controller);
     const attemptStarted = Date.now();
@@ -63,7 +65,7 @@ export class TranscriptionJobService {
             vocabulary: transcription.vocabulary,
             speakers: transcription.speakerHints,
           },
-          { signal: controller.signal, onProgress: this.progressReporter(transcriptionId) },
+          { signal: controller.signal, onProgress: (percent) => progress.report(percent) },
         ),
       );
       const finished = await this.complete(transcriptionId, result);
@@ -77,7 +79,6 @@ export class TranscriptionJobService {
         `Transcription ${transcriptionId} attempt ${attempt.number} failed: ${engineError.toErrorMessage()}`,
       );
       if (engineError.transient && !attempt.isLast) {
-        await this.setProgress(transcriptionId, 0);
         this.metrics.recordJobRetried(transcription.model, engineError.code, elapsedSeconds());
         return 'retry';
       }
@@ -85,6 +86,7 @@ export class TranscriptionJobService {
       this.metrics.recordJobFinished(transcription.model, failed, elapsedSeconds());
       return 'done';
     } finally {
+      progress.stop();
       this.running.delete(transcriptionId);
     }
   }
@@ -95,36 +97,40 @@ export class TranscriptionJobService {
       .getRepository(Transcription)
       .createQueryBuilder()
       .update()
-      .set({ status: 'processing', progress: 0, startedAt: () => 'now()', attempts: attemptNumber })
+      // progress is kept: a retried attempt must not send clients back to 0.
+      .set({ status: 'processing', startedAt: () => 'now()', attempts: attemptNumber })
       .where('id = :id AND status IN (:...open)', { id: transcriptionId, open: ['queued', 'processing'] })
-      .returning(['id'])
+      .returning(['id', 'progress'])
       .execute();
-    const row = (updated.raw as Array<Record<string, unknown>>)[0];
+    const row = (updated.raw as Array<{ id: string; progress: number }>)[0];
     if (!row) return null;
-    await this.events.publish(transcriptionId, { status: 'processing', progress: 0 });
+    await this.events.publish(transcriptionId, { status: 'processing', progress: row.progress });
     return this.dataSource.getRepository(Transcription).findOne({ where: { id: transcriptionId } });
   }
 
-  private progressReporter(transcriptionId: string): (percent: number) => void {
-    let lastPersisted = 0;
-    let lastPercent = -1;
-    return (percent) => {
-      const rounded = Math.max(0, Math.min(99, Math.floor(percent)));
-      if (rounded === lastPercent) return;
-      lastPercent = rounded;
-      void this.events.publish(transcriptionId, { status: 'processing', progress: rounded });
-      const now = Date.now();
-      if (now - lastPersisted >= PROGRESS_PERSIST_INTERVAL_MS) {
-        lastPersisted = now;
-        void this.setProgress(transcriptionId, rounded).catch(() => undefined);
-      }
-    };
+  /** Clients see every new percentage at once; the stored value lags by PROGRESS_PERSIST_INTERVAL_MS at most. */
+  private progressReporter(transcriptionId: string, startFrom: number): ProgressThrottle {
+    return new ProgressThrottle(
+      startFrom,
+      PROGRESS_PERSIST_INTERVAL_MS,
+      (progress) => void this.events.publish(transcriptionId, { status: 'processing', progress }),
+      (progress) => void this.raiseProgress(transcriptionId, progress).catch(() => undefined),
+    );
   }
 
-  private async setProgress(transcriptionId: string, progress: number): Promise<void> {
+  /** Stores a progress value unless a larger one is already stored (writes may land out of order). */
+  private async raiseProgress(transcriptionId: string, progress: number): Promise<void> {
     await this.dataSource
       .getRepository(Transcription)
-      .update({ id: transcriptionId, status: 'processing' }, { progress });
+      .createQueryBuilder()
+      .update()
+      .set({ progress })
+      .where('id = :id AND status = :status AND progress < :progress', {
+        id: transcriptionId,
+        status: 'processing',
+        progress,
+      })
+      .execute();
   }
 
   private async complete(transcriptionId: string, result: TranscribeResult): Promise<Transcription | null> {

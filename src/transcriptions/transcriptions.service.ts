@@ -46,7 +46,7 @@ export class TranscriptionsService {
    */
   async create(
     principal: Principal,
-    upload: StoredUpload & { mimeType: string },
+    upload: StoredUpload & { mimeType: string; durationSeconds: number | null },
     options: UploadOptions,
   ): Promise<Transcription> {
     // Before anything is looked up or reserved: a job the tier cannot serve never exists.
@@ -93,6 +93,8 @@ export class TranscriptionsService {
           originalFileName: upload.originalFileName,
           fileSize: upload.size,
           mimeType: upload.mimeType,
+          // Known from the upload probe; the engine's decoded duration replaces it at completion.
+          duration: upload.durationSeconds,
           storageKey: upload.storageKey,
           language: options.language === 'auto' ? null : options.language,
           vocabulary,

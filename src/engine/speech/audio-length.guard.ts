@@ -28,8 +28,9 @@ export function assertSpeechFound(found: boolean): void {
   if (!found) throw new EngineError('NO_SPOKEN_AUDIO', 'no speech was detected in the audio');
 }
 
+/** A duration for messages: "12 h", "1.5 h", "20 min", "9 s". */
 export function formatHours(seconds: number): string {
-  const hours = seconds / 3600;
-  if (hours >= 1) return `${Number(hours.toFixed(2))} h`;
-  return `${Number((seconds / 60).toFixed(1))} min`;
+  if (seconds >= 3600) return `${Number((seconds / 3600).toFixed(2))} h`;
+  if (seconds >= 60) return `${Number((seconds / 60).toFixed(1))} min`;
+  return `${Number(seconds.toFixed(1))} s`;
 }

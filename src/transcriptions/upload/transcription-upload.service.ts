@@ -4,6 +4,7 @@ import type { Principal } from '../../auth/principal';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { AppConfig } from '../../config/app-config';
 import { probeMedia } from '../../engine/audio/media-probe';
+import { formatHours } from '../../engine/speech/audio-length.guard';
 import { FileStorage } from '../../storage/file-storage';
 import { IdempotencyService, parseIdempotencyKey, requestFingerprint } from '../idempotency.service';
 import { toCreatedTranscription } from '../transcription.views';
@@ -40,7 +41,7 @@ export class TranscriptionUploadService {
     try {
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const options = parseUploadOptions(fields);
-      const mimeType = await this.detectMediaType(file);
+      const { mimeType, durationSeconds } = await this.inspectMedia(file);
       if (key) {
         const claim = await this.idempotency.claim(
           principal.workspaceId,
@@ -58,7 +59,11 @@ export class TranscriptionUploadService {
         }
         claimedRecord = claim.recordId;
       }
-      const transcription = await this.transcriptions.create(principal, { ...file, mimeType }, options);
+      const transcription = await this.transcriptions.create(
+        principal,
+        { ...file, mimeType, durationSeconds },
+        options,
+      );
       const body = { data: toCreatedTranscription(transcription) };
       if (claimedRecord) await this.idempotency.complete(claimedRecord, 202, body);
       return body;
@@ -71,7 +76,12 @@ export class TranscriptionUploadService {
     }
   }
 
-  private async detectMediaType(file: StoredUpload): Promise<string> {
+  /**
+   * The real media type (from the bytes and ffprobe) and the duration the container states. Audio longer than
+   * MAX_AUDIO_DURATION_HOURS is refused here, before a job exists; the engine checks the decoded length again,
+   * since a header can understate it.
+   */
+  private async inspectMedia(file: StoredUpload): Promise<{ mimeType: string; durationSeconds: number | null }> {
     const probe = await probeMedia(file.local.path).catch(() => null);
     const mimeType = acceptedMediaType(file.head, probe);
     if (!mimeType) {
@@ -80,6 +90,14 @@ export class TranscriptionUploadService {
         'The file is not a decodable MP3, WAV, FLAC, OGG, M4A, AAC, MP4, MKV, WebM or MOV with an audio track.',
       );
     }
-    return mimeType;
+    const durationSeconds = probe?.durationSeconds ?? null;
+    const maxSeconds = this.config.MAX_AUDIO_DURATION_HOURS * 3600;
+    if (durationSeconds !== null && durationSeconds > maxSeconds) {
+      throw ProblemException.field(
+        'file',
+        `the audio lasts ${formatHours(durationSeconds)}; this service transcribes at most ${formatHours(maxSeconds)} per file`,
+      );
+    }
+    return { mimeType, durationSeconds };
   }
 }
