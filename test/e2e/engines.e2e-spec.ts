@@ -47,7 +47,7 @@ describe('Configured engines per tier', () => {
     t = await startTestApp({
       ENGINE_RECOGNIZER_PREMIUM: 'whisper-cpp',
       ENGINE_RECOGNIZER_PREMIUM_JADE: 'openai-compatible',
-      WHISPER_CPP_MODEL: syntheticWhisperModel(),
+      WHISPER_CPP_MODEL_PREMIUM: syntheticWhisperModel(),
       WHISPER_CPP_BIN_DIR:
         process.env.WHISPER_CPP_BIN_DIR ?? join(__dirname, '..', '..', '.tools', 'whisper.cpp', 'bin'),
       OPENAI_STT_BASE_URL: `http://127.0.0.1:${port}`,

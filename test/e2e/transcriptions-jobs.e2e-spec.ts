@@ -139,15 +139,15 @@ describe('Transcription jobs on real audio', () => {
     expect((await t.http().get('/v1/account/balance').set(bearer(apiKey))).body.data.balance).toBe(before);
   });
 
-  it('fails German with an explicit language as UNSUPPORTED_LANGUAGE and gives the free transcription back', async () => {
+  it('refuses German on the English-only standard tier at upload, before a job or a free transcription is used', async () => {
     const trial = await t.createWorkspace({ name: 'Trial jobs', balanceEur: 0, freeTranscriptions: 1 });
-    const { status, body } = await transcribe(
-      testAudio('picovoice-leopard/test_de.wav'),
-      { language: 'de' },
-      trial.apiKey,
-    );
-    expect(status).toBe('failed');
-    expect(body.data.errorMessage).toMatch(/^UNSUPPORTED_LANGUAGE: /);
+    const refused = await upload(t, trial.apiKey, testAudio('picovoice-leopard/test_de.wav'), {
+      language: 'de',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors.fieldErrors.language[0]).toMatch(/English only/);
+    const listed = await t.http().get('/v1/transcriptions').set(bearer(trial.apiKey));
+    expect(listed.body.data).toEqual([]);
     const balance = await t.http().get('/v1/account/balance').set(bearer(trial.apiKey));
     expect(balance.body.data.freeTranscriptionsRemaining).toBe(1);
   });

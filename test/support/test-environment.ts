@@ -26,5 +26,7 @@ export function baseTestEnvironment(): Record<string, string> {
     RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '100000',
     RATE_LIMIT_AUTHENTICATED_PER_MINUTE: '100000',
     LOG_LEVEL: 'error',
+    // No installed models: tiers resolve `auto` to PocketSphinx whatever a developer pulled into ./var/models.
+    MODELS_DIR: process.env.STT_TEST_MODELS_DIR ?? join(tmpdir(), 'stt-test-no-models'),
   };
 }

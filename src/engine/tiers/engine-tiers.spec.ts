@@ -9,9 +9,8 @@ import { requireWhisperCppBinDir } from '../whisper-cpp/testing/whisper-cpp.test
 import { describeLanguages, isEnglishOnlyWhisperModel, resolveEngineTiers } from './engine-tiers';
 
 /**
- * The resolver against the real file system: the real whisper.cpp binaries, the synthetic ggml model
- * (testing/synthetic-whisper-model.ts), and models "installed" in a temporary MODELS_DIR as files of the
- * catalogue's pinned size
+ * The resolver against the real file system: the real whisper.cpp binaries, the synthetic ggml model the
+ * tests generate, and models "installed" in a temporary MODELS_DIR as files of the catalogue's pinned size
  * (sparse, so a 550 MB model costs nothing; installedModelPath checks name and size, not content).
  */
 const SYNTHETIC_MODEL = syntheticWhisperModel();
