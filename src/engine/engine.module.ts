@@ -4,16 +4,19 @@ import type { ModelTier } from './engine.types';
 import { defaultEngineSettings, EngineSettings, TierEngineSettings } from './engine-settings';
 import { EngineRunner } from './runner/engine-runner';
 import { EngineTiers, MODEL_TIER_ORDER, resolveEngineTiers, type ResolvedTier } from './tiers/engine-tiers';
-import { whisperCliPath } from './whisper-cpp/whisper-cpp.settings';
+import { whisperServerPath } from './whisper-cpp/whisper-cpp.settings';
 
 /** Engine settings from the validated config and the boot-time tier resolution, on top of the Debian defaults. */
-export function engineSettingsFrom(config: AppConfig, tiers: EngineTiers = resolveEngineTiers(config)): EngineSettings {
+export function engineSettingsFrom(
+  config: AppConfig,
+  tiers: EngineTiers = resolveEngineTiers(config),
+): EngineSettings {
   const defaults = defaultEngineSettings();
   const tierSettings = (resolved: ResolvedTier): TierEngineSettings => ({
     recognizer: resolved.recognizer,
     whisperCpp: resolved.whisperModelPath
       ? {
-          binaryPath: whisperCliPath(tiers.whisperCppBinDir),
+          binaryPath: whisperServerPath(tiers.whisperCppBinDir),
           modelPath: resolved.whisperModelPath,
           threads: config.WHISPER_CPP_THREADS,
         }
@@ -67,7 +70,8 @@ function logTiers(tiers: EngineTiers): void {
     {
       provide: EngineRunner,
       inject: [AppConfig, EngineTiers],
-      useFactory: (config: AppConfig, tiers: EngineTiers) => new EngineRunner(engineSettingsFrom(config, tiers)),
+      useFactory: (config: AppConfig, tiers: EngineTiers) =>
+        new EngineRunner(engineSettingsFrom(config, tiers)),
     },
   ],
   exports: [EngineRunner, EngineTiers],

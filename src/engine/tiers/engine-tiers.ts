@@ -291,7 +291,7 @@ function notInstalledMessage(config: AppConfig, name: string): string {
   return `'${name}' is not installed in MODELS_DIR=${config.MODELS_DIR} (node dist/cli.js models:pull ${name})`;
 }
 
-/** The recogniser runs whisper-cli; whisper-server is installed alongside it and checked as a pair. */
+/** The recogniser runs whisper-server; whisper-cli (tools, benchmarks) is built alongside it: checked as a pair. */
 function missingWhisperBinaries(binDir: string): string[] {
   return [whisperCliPath(binDir), whisperServerPath(binDir)].filter((file) => !files.isExecutable(file));
 }
