@@ -12,7 +12,7 @@ export function createRecognizer(tier: ModelTier, settings: EngineSettings): Rec
       return new PocketSphinxRecognizer(settings.pocketsphinx);
     case 'whisper-cpp':
       if (!whisperCpp) throw notConfigured(kind, tier);
-      return new WhisperCppRecognizer(whisperCpp);
+      return new WhisperCppRecognizer(whisperCpp, { parallelism: settings.parallelism });
     case 'openai-compatible':
       if (!settings.openaiCompatible) throw notConfigured(kind, tier);
       return new OpenAiCompatibleRecognizer(settings.openaiCompatible);

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -6,27 +7,42 @@ import { testAudio } from '../../../test/support/shared-paths';
 import { EngineError, RecognitionOutput, RecognizedWord } from '../engine.types';
 import { syntheticWhisperModel } from './testing/synthetic-whisper-model';
 import { requireWhisperCppBinDir, decodeClip, whiteNoise } from './testing/whisper-cpp.testing';
-import { WhisperCppRecognizer } from './whisper-cpp.recognizer';
-import { WhisperCppRecognizerSettings, whisperCliPath } from './whisper-cpp.settings';
+import { WhisperCppPoolOptions, WhisperCppRecognizer } from './whisper-cpp.recognizer';
+import { WhisperCppRecognizerSettings, whisperServerPath } from './whisper-cpp.settings';
+import { guardedServerCommand } from './whisper-server.process';
 
 /*
- * Real whisper-cli runs with the synthetic model (testing/synthetic-whisper-model.ts): it always detects `de` and decodes
+ * A real whisper-server with the synthetic model (testing/synthetic-whisper-model.ts): it always detects `de` and decodes
  * " w100 w200 w300" as one segment 0–2.5 s, split evenly (0.83 s per token). whisper.cpp then trims a word's
  * edge that lies in low-energy audio, so on jfk.wav (speech starts at ~0.3 s) w100 starts at 0.34 and w300
  * ends at 2.10; on white noise nothing is trimmed.
+ *
+ * The model is reached through a symlink inside this test's temp dir, so the processes found by
+ * serverProcesses() are this test's own (other suites may run whisper-server with the same model).
  */
 jest.setTimeout(60_000);
 
-const MODEL = syntheticWhisperModel();
+const SHARED_MODEL = syntheticWhisperModel();
 const JFK = testAudio('whisper.cpp/jfk.wav');
 
 const binDir = requireWhisperCppBinDir(process.env.WHISPER_CPP_BIN_DIR);
 let workDir: string;
+let model: string;
 let jfk: Float32Array;
 
 function settings(extra: Partial<WhisperCppRecognizerSettings> = {}): WhisperCppRecognizerSettings {
-  return { binaryPath: whisperCliPath(binDir), modelPath: MODEL, threads: 2, tmpDir: workDir, ...extra };
+  return { binaryPath: whisperServerPath(binDir), modelPath: model, threads: 2, ...extra };
 }
+
+function recognizer(
+  extra: Partial<WhisperCppRecognizerSettings> = {},
+  pool: WhisperCppPoolOptions = {},
+): WhisperCppRecognizer {
+  const created = new WhisperCppRecognizer(settings(extra), pool);
+  open.push(created);
+  return created;
+}
+const open: WhisperCppRecognizer[] = [];
 
 function options(language = 'auto', vocabulary: string[] = [], signal = new AbortController().signal) {
   return { language, vocabulary, signal };
@@ -40,30 +56,73 @@ function expectWords(actual: RecognizedWord[], expected: Array<[string, number, 
   });
 }
 
-/** whisper-cli processes still running with a file of this test's temp dir on their command line. */
-function runningCliProcesses(): number[] {
-  const pids: number[] = [];
+/**
+ * Processes with this test's temp dir on their command line: the whisper-server processes, their `sh`
+ * guards and the guards' watchers. Zombies (already exited, not yet reaped) do not count.
+ */
+function serverProcesses(): Array<{ pid: number; argv: string[] }> {
+  const found: Array<{ pid: number; argv: string[] }> = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmdline.includes('whisper-cli') && cmdline.includes(workDir)) pids.push(Number(entry));
+      const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1];
+      if (state !== 'Z' && cmdline.includes(workDir) && !cmdline.includes('jest')) {
+        found.push({ pid: Number(entry), argv: cmdline.split('\0') });
+      }
     } catch {
       // exited while we looked
     }
   }
-  return pids;
+  return found;
 }
 
-/** The chunk's WAV is written before whisper-cli starts: wait until the process is really there. */
-async function waitForCliProcess(): Promise<void> {
+/** The whisper-server processes themselves (not their guards). */
+function servers(): Array<{ pid: number; argv: string[] }> {
+  return serverProcesses().filter((p) => path.basename(p.argv[0]) === 'whisper-server');
+}
+
+async function waitFor(what: string, condition: () => boolean): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (runningCliProcesses().length === 0) {
-    if (Date.now() > deadline) throw new Error('whisper-cli did not start within 10 s');
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within 10 s`);
     await new Promise((r) => setTimeout(r, 20));
   }
-  // Let it get into model loading/encoding.
+}
+
+/** Waits until `count` servers run and answer /health, i.e. have loaded the model and take requests. */
+async function waitUntilServing(count: number): Promise<void> {
+  await waitFor(`${count} server(s)`, () => servers().length === count);
+  for (const { argv } of servers()) {
+    const url = `http://127.0.0.1:${argv[argv.indexOf('--port') + 1]}/health`;
+    let ok = false;
+    while (!ok) {
+      ok = await fetch(url).then(
+        (res) => res.ok,
+        () => false,
+      );
+      if (!ok) await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  // The chunk's request follows the first successful health check within moments.
   await new Promise((r) => setTimeout(r, 100));
+}
+
+/** SIGKILL is asynchronous: processes are gone within moments, not at once. */
+async function expectNoProcessLeft(): Promise<void> {
+  await waitFor('all whisper-server processes ending', () => serverProcesses().length === 0).catch(() => {
+    expect(serverProcesses()).toEqual([]);
+  });
+}
+
+/** A whisper-server that notes each start in a file, then runs the real one (same arguments). */
+function countingServer(name: string): { binaryPath: string; starts: () => number } {
+  const log = path.join(workDir, `${name}.starts`);
+  const binaryPath = path.join(workDir, `${name}-server.sh`);
+  writeFileSync(log, '');
+  writeFileSync(binaryPath, `#!/bin/sh\necho start >> '${log}'\nexec '${whisperServerPath(binDir)}' "$@"\n`);
+  chmodSync(binaryPath, 0o755);
+  return { binaryPath, starts: () => readFileSync(log, 'utf8').split('\n').filter(Boolean).length };
 }
 
 async function expectEngineError(
@@ -84,30 +143,33 @@ async function expectEngineError(
 
 beforeAll(async () => {
   workDir = await mkdtemp(path.join(tmpdir(), 'whisper-cpp-spec-'));
+  model = path.join(workDir, 'whisper-det-micro.bin');
+  symlinkSync(SHARED_MODEL, model);
   jfk = await decodeClip(JFK);
+});
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((r) => r.close()));
+  await expectNoProcessLeft();
 });
 
 afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-describe('WhisperCppRecognizer with whisper-cli and the synthetic model', () => {
+describe('WhisperCppRecognizer with a real whisper-server and the synthetic model', () => {
   it('reads words with token timings and the detected language from a real clip', async () => {
-    const recognizer = new WhisperCppRecognizer(settings());
-    const out = await recognizer.recognize({ samples: jfk, offset: 0 }, options());
+    const out = await recognizer().recognize({ samples: jfk, offset: 0 }, options());
     expect(out.detectedLanguage).toBe('de');
     expectWords(out.words, [
       ['w100', 0.34, 0.83],
       ['w200', 0.83, 1.66],
       ['w300', 1.66, 2.1],
     ]);
-    // Temp files are cleaned up after each chunk.
-    expect(readdirSync(workDir)).toEqual([]);
   });
 
   it('returns words in file time (chunk offset added)', async () => {
-    const recognizer = new WhisperCppRecognizer(settings());
-    const out = await recognizer.recognize({ samples: jfk, offset: 12.5 }, options());
+    const out = await recognizer().recognize({ samples: jfk, offset: 12.5 }, options());
     expectWords(out.words, [
       ['w100', 12.84, 13.33],
       ['w200', 13.33, 14.16],
@@ -116,8 +178,7 @@ describe('WhisperCppRecognizer with whisper-cli and the synthetic model', () => 
   });
 
   it('gives the untrimmed even split on audio without low-energy edges', async () => {
-    const recognizer = new WhisperCppRecognizer(settings());
-    const out = await recognizer.recognize({ samples: whiteNoise(5), offset: 0 }, options());
+    const out = await recognizer().recognize({ samples: whiteNoise(5), offset: 0 }, options());
     expectWords(out.words, [
       ['w100', 0, 0.83],
       ['w200', 0.83, 1.66],
@@ -125,43 +186,107 @@ describe('WhisperCppRecognizer with whisper-cli and the synthetic model', () => 
     ]);
   });
 
-  it('keeps words inside a short chunk and answers an empty one without running whisper-cli', async () => {
-    const recognizer = new WhisperCppRecognizer(settings());
+  it('loads the model once for all chunks of a job: one server start, not one per chunk', async () => {
+    const counting = countingServer('once');
+    const r = recognizer({ binaryPath: counting.binaryPath });
+    for (let i = 0; i < 3; i++) {
+      const out = await r.recognize({ samples: jfk, offset: i * 11 }, options());
+      expect(out.words.map((w) => w.word)).toEqual(['w100', 'w200', 'w300']);
+    }
+    expect(counting.starts()).toBe(1);
+    // The server stays up between chunks and is the same process throughout.
+    const [server] = servers();
+    await r.recognize({ samples: jfk, offset: 40 }, options());
+    expect(servers().map((s) => s.pid)).toEqual([server.pid]);
+    expect(counting.starts()).toBe(1);
+  });
+
+  it('starts nothing for an empty chunk and keeps words inside a short one', async () => {
+    const r = recognizer();
+    const empty = await r.recognize({ samples: new Float32Array(0), offset: 4 }, options('en'));
+    expect(empty).toEqual({ words: [], detectedLanguage: 'en' });
+    expect(servers()).toEqual([]);
     // Whisper pads to 30 s and the synthetic decoder still emits words up to 2.5 s.
-    const short = await recognizer.recognize({ samples: jfk.subarray(0, 8000), offset: 4 }, options());
+    const short = await r.recognize({ samples: jfk.subarray(0, 8000), offset: 4 }, options());
     expect(short.words.map((w) => w.word)).toEqual(['w100', 'w200', 'w300']);
     for (const w of short.words) {
       expect(w.start).toBeGreaterThanOrEqual(4);
       expect(w.end).toBeLessThanOrEqual(4.5);
       expect(w.end).toBeGreaterThanOrEqual(w.start);
     }
-    const empty = await recognizer.recognize({ samples: new Float32Array(0), offset: 4 }, options('en'));
-    expect(empty).toEqual({ words: [], detectedLanguage: 'en' });
+  });
+
+  it('answers concurrent calls with each chunk’s own words in file time, through one queued server', async () => {
+    const counting = countingServer('queued');
+    const r = recognizer({ binaryPath: counting.binaryPath }, { parallelism: 3 });
+    const offsets = [0, 30, 60, 90, 120, 150];
+    const outs = await Promise.all(
+      offsets.map((offset, i) =>
+        // Odd chunks are noise (untrimmed words), even ones jfk (trimmed): answers must not be swapped.
+        r.recognize({ samples: i % 2 === 0 ? jfk : whiteNoise(5), offset }, options()),
+      ),
+    );
+    outs.forEach((out, i) => {
+      const at = offsets[i];
+      expectWords(
+        out.words,
+        i % 2 === 0
+          ? [
+              ['w100', at + 0.34, at + 0.83],
+              ['w200', at + 0.83, at + 1.66],
+              ['w300', at + 1.66, at + 2.1],
+            ]
+          : [
+              ['w100', at, at + 0.83],
+              ['w200', at + 0.83, at + 1.66],
+              ['w300', at + 1.66, at + 2.5],
+            ],
+      );
+    });
+    expect(counting.starts()).toBe(1);
+  });
+
+  it('runs one server per concurrent chunk when asked to, each with its share of the threads', async () => {
+    const counting = countingServer('pool');
+    const r = recognizer({ binaryPath: counting.binaryPath, threads: 2 }, { parallelism: 2, servers: 2 });
+    const first = r.recognize({ samples: whiteNoise(120), offset: 0 }, options());
+    const second = r.recognize({ samples: whiteNoise(120, 0.3, 2), offset: 120 }, options());
+    await waitFor('two servers', () => servers().length === 2);
+    for (const server of servers()) expect(server.argv[server.argv.indexOf('-t') + 1]).toBe('1');
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.words[0].start).toBeCloseTo(0, 2);
+    expect(b.words[0].start).toBeCloseTo(120, 2);
+    // A third and fourth chunk reuse the two loaded models.
+    await Promise.all([
+      r.recognize({ samples: jfk, offset: 0 }, options()),
+      r.recognize({ samples: jfk, offset: 11 }, options()),
+    ]);
+    expect(counting.starts()).toBe(2);
   });
 
   it('passes an explicit language through to whisper.cpp', async () => {
-    const recognizer = new WhisperCppRecognizer(settings());
-    const fr = await recognizer.recognize({ samples: jfk, offset: 0 }, options('fr'));
+    const r = recognizer();
+    const fr = await r.recognize({ samples: jfk, offset: 0 }, options('fr'));
     expect(fr.detectedLanguage).toBe('fr');
     expect(fr.words.map((w) => w.word)).toEqual(['w100', 'w200', 'w300']);
     // The service says jv for Javanese, whisper.cpp says jw: mapped both ways.
-    const jv = await recognizer.recognize({ samples: jfk, offset: 0 }, options('jv'));
+    const jv = await r.recognize({ samples: jfk, offset: 0 }, options('jv'));
     expect(jv.detectedLanguage).toBe('jv');
   });
 
-  it('rejects a language Whisper does not know before starting a process', async () => {
-    const recognizer = new WhisperCppRecognizer(settings());
+  it('rejects a language Whisper does not know before starting a server', async () => {
     await expectEngineError(
-      recognizer.recognize({ samples: jfk, offset: 0 }, options('xx')),
+      recognizer().recognize({ samples: jfk, offset: 0 }, options('xx')),
       'UNSUPPORTED_LANGUAGE',
       /xx/,
     );
+    expect(servers()).toEqual([]);
   });
 
   it('passes the vocabulary as the prompt, which reaches the decoder without breaking it', async () => {
-    const recognizer = new WhisperCppRecognizer(settings());
-    const plain = await recognizer.recognize({ samples: jfk, offset: 0 }, options());
-    const prompted = await recognizer.recognize(
+    const r = recognizer();
+    const plain = await r.recognize({ samples: jfk, offset: 0 }, options());
+    const prompted = await r.recognize(
       { samples: jfk, offset: 0 },
       options('auto', ['Kennedy', 'ask not', 'Grafana']),
     );
@@ -174,136 +299,184 @@ describe('WhisperCppRecognizer with whisper-cli and the synthetic model', () => 
       expect(w.end).toBeGreaterThanOrEqual(w.start);
     }
     expect(prompted.words).not.toEqual(plain.words);
+    // The prompt is per request: the next chunk without vocabulary is back to the plain result.
+    const after = await r.recognize({ samples: jfk, offset: 0 }, options());
+    expect(after.words).toEqual(plain.words);
 
     // A 500-word vocabulary (the API's maximum) is cut to the prompt budget rather than failing.
     const many = Array.from({ length: 500 }, (_, i) => `term${i}`);
-    const big = await recognizer.recognize({ samples: jfk, offset: 0 }, options('auto', many));
+    const big = await r.recognize({ samples: jfk, offset: 0 }, options('auto', many));
     expect(big.detectedLanguage).toBe('de');
   });
 
-  it('kills whisper-cli at once on abort and rejects with the abort reason', async () => {
-    const recognizer = new WhisperCppRecognizer(settings());
+  it('kills the server at once on abort and rejects with the abort reason', async () => {
+    const r = recognizer();
     const controller = new AbortController();
-    // 120 s of audio = four 30 s windows: several seconds of work, so the abort lands mid-run.
-    const running = recognizer.recognize(
+    // 120 s of audio = four 30 s windows: several seconds of work, so the abort lands mid-request.
+    const running = r.recognize(
       { samples: whiteNoise(120), offset: 0 },
       options('auto', [], controller.signal),
     );
-    await waitForCliProcess();
-    // The process really got the model, language, threads and JSON options.
-    const [pid] = runningCliProcesses();
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    expect(argv).toEqual(expect.arrayContaining(['-m', MODEL, '-l', 'auto', '-t', '2', '-ojf']));
+    await waitUntilServing(1);
+    // The server really got the model and threads.
+    const [{ argv }] = servers();
+    expect(argv).toEqual(expect.arrayContaining(['-m', model, '-t', '2', '--host', '127.0.0.1']));
     expect(argv[argv.indexOf('-t') + 1]).toBe('2');
     const started = Date.now();
     const reason = new Error('job cancelled');
     controller.abort(reason);
     await expect(running).rejects.toBe(reason);
     expect(Date.now() - started).toBeLessThan(500);
-    // SIGKILL is asynchronous; the process is gone within moments.
     await new Promise((r) => setTimeout(r, 200));
-    expect(runningCliProcesses()).toEqual([]);
-    expect(readdirSync(workDir)).toEqual([]);
+    expect(serverProcesses()).toEqual([]);
+  });
+
+  it('rejects a queued call on abort without touching the running one', async () => {
+    const r = recognizer({}, { parallelism: 2, servers: 1 });
+    const running = r.recognize({ samples: jfk, offset: 0 }, options());
+    const controller = new AbortController();
+    const queued = r.recognize({ samples: jfk, offset: 11 }, options('auto', [], controller.signal));
+    const reason = new Error('job cancelled');
+    controller.abort(reason);
+    await expect(queued).rejects.toBe(reason);
+    expect((await running).words.map((w) => w.word)).toEqual(['w100', 'w200', 'w300']);
   });
 
   it('rejects at once when the signal is already aborted', async () => {
-    const recognizer = new WhisperCppRecognizer(settings());
     const controller = new AbortController();
     controller.abort();
     await expect(
-      recognizer.recognize({ samples: jfk, offset: 0 }, options('auto', [], controller.signal)),
+      recognizer().recognize({ samples: jfk, offset: 0 }, options('auto', [], controller.signal)),
     ).rejects.toMatchObject({ name: 'AbortError' });
+    expect(servers()).toEqual([]);
   });
 
-  it('times out a chunk that runs too long', async () => {
-    const recognizer = new WhisperCppRecognizer(settings({ timeoutMs: 300 }));
+  it('times out a chunk that runs too long and kills its server', async () => {
+    // The limit covers the request, not the server start (model loading): the start is not cut short.
+    const r = recognizer({ timeoutMs: 300 });
     await expectEngineError(
-      recognizer.recognize({ samples: whiteNoise(120), offset: 0 }, options()),
+      r.recognize({ samples: whiteNoise(120), offset: 0 }, options()),
       'ENGINE_TIMEOUT',
       /300 ms/,
     );
-    await new Promise((r) => setTimeout(r, 200));
-    expect(runningCliProcesses()).toEqual([]);
+    await expectNoProcessLeft();
+  });
+
+  it('reports a server that dies mid-chunk, and recovers with a new one', async () => {
+    const r = recognizer();
+    const running = r.recognize({ samples: whiteNoise(120), offset: 0 }, options());
+    await waitUntilServing(1);
+    process.kill(servers()[0].pid, 'SIGKILL');
+    await expectEngineError(running, 'ENGINE_FAILED', /whisper-server was killed by SIGKILL/);
+    const next = await r.recognize({ samples: jfk, offset: 0 }, options());
+    expect(next.words.map((w) => w.word)).toEqual(['w100', 'w200', 'w300']);
   });
 
   it('fails cleanly on a missing model file', async () => {
-    const recognizer = new WhisperCppRecognizer(settings({ modelPath: '/nonexistent/ggml-base.bin' }));
     await expectEngineError(
-      recognizer.recognize({ samples: jfk, offset: 0 }, options()),
+      recognizer({ modelPath: '/nonexistent/ggml-base.bin' }).recognize(
+        { samples: jfk, offset: 0 },
+        options(),
+      ),
       'ENGINE_FAILED',
       /model file not found: \/nonexistent\/ggml-base\.bin/,
     );
   });
 
-  it('fails cleanly on a corrupt or truncated model', async () => {
-    const corrupt = path.join(workDir, '..', `corrupt-${process.pid}.bin`);
-    const truncated = path.join(workDir, '..', `truncated-${process.pid}.bin`);
+  it('fails cleanly on a corrupt or truncated model, naming the file, once per job', async () => {
+    const corrupt = path.join(workDir, 'corrupt.bin');
+    const truncated = path.join(workDir, 'truncated.bin');
     await writeFile(corrupt, Buffer.alloc(4096, 7));
-    await writeFile(truncated, readFileSync(MODEL).subarray(0, 3_000_000));
-    try {
-      const bad = new WhisperCppRecognizer(settings({ modelPath: corrupt }));
-      await expectEngineError(
-        bad.recognize({ samples: jfk, offset: 0 }, options()),
-        'ENGINE_FAILED',
-        /could not load model .*corrupt.*bad magic/,
-      );
-      const cut = new WhisperCppRecognizer(settings({ modelPath: truncated }));
-      await expectEngineError(
-        cut.recognize({ samples: jfk, offset: 0 }, options()),
-        'ENGINE_FAILED',
-        /could not load model .*not all tensors loaded/,
-      );
-    } finally {
-      await rm(corrupt, { force: true });
-      await rm(truncated, { force: true });
-    }
-  });
-
-  it('reports a nonzero exit with the tail of stderr', async () => {
-    // An operator's bad extra argument: whisper.cpp refuses the audio context and exits with 10.
-    const recognizer = new WhisperCppRecognizer(settings({ extraArgs: ['-ac', '99999'] }));
+    await writeFile(truncated, readFileSync(SHARED_MODEL).subarray(0, 3_000_000));
+    const counting = countingServer('corrupt');
+    const bad = recognizer({ modelPath: corrupt, binaryPath: counting.binaryPath });
     await expectEngineError(
-      recognizer.recognize({ samples: jfk, offset: 0 }, options()),
+      bad.recognize({ samples: jfk, offset: 0 }, options()),
       'ENGINE_FAILED',
-      /whisper-cli exited with code 10: .*audio_ctx is larger than the maximum/,
+      new RegExp(`could not load model ${corrupt}.*bad magic`),
+    );
+    // The next chunk of the job fails the same way without loading the file again.
+    await expectEngineError(
+      bad.recognize({ samples: jfk, offset: 0 }, options()),
+      'ENGINE_FAILED',
+      /corrupt/,
+    );
+    expect(counting.starts()).toBe(1);
+    await expectEngineError(
+      recognizer({ modelPath: truncated }).recognize({ samples: jfk, offset: 0 }, options()),
+      'ENGINE_FAILED',
+      new RegExp(`could not load model ${truncated}.*not all tensors loaded`),
     );
   });
 
-  it('reports a run that ends without a result', async () => {
-    // whisper-cli exits 0 but writes nothing when its arguments are wrong (here a later, unknown -l).
-    const recognizer = new WhisperCppRecognizer(settings({ extraArgs: ['-l', 'xx'] }));
-    const err = await expectEngineError(
-      recognizer.recognize({ samples: jfk, offset: 0 }, options()),
+  it('reports a failed request with whisper.cpp’s reason', async () => {
+    // An operator's bad extra argument: whisper.cpp refuses the audio context and the request fails.
+    await expectEngineError(
+      recognizer({ extraArgs: ['-ac', '99999'] }).recognize({ samples: jfk, offset: 0 }, options()),
       'ENGINE_FAILED',
-      /whisper-cli wrote no result: .*unknown language 'xx'/,
+      /whisper-server answered HTTP 500: failed to process audio: .*audio_ctx is larger than the maximum/,
+    );
+  });
+
+  it('reports a server that exits during start-up, without its usage text', async () => {
+    const err = await expectEngineError(
+      recognizer({ extraArgs: ['-l', 'xx'] }).recognize({ samples: jfk, offset: 0 }, options()),
+      'ENGINE_FAILED',
+      /whisper-server exited with code 0: .*unknown language 'xx'/,
     );
     expect(err.message).not.toMatch(/usage:/);
   });
 
-  it('names the build script when whisper-cli is missing', async () => {
-    const recognizer = new WhisperCppRecognizer(settings({ binaryPath: '/nonexistent/whisper-cli' }));
+  it('names the build script when whisper-server is missing', async () => {
     await expectEngineError(
-      recognizer.recognize({ samples: jfk, offset: 0 }, options()),
+      recognizer({ binaryPath: '/nonexistent/whisper-server' }).recognize(
+        { samples: jfk, offset: 0 },
+        options(),
+      ),
       'ENGINE_FAILED',
-      /scripts\/build-whisper-cpp\.sh/,
+      /whisper-server not found .*scripts\/build-whisper-cpp\.sh/,
     );
   });
 
-  it('close() kills running chunks and refuses new ones', async () => {
-    const recognizer = new WhisperCppRecognizer(settings());
-    const running: Promise<RecognitionOutput> = recognizer.recognize(
+  it('close() kills the running chunk’s server and an idle one, and refuses new chunks', async () => {
+    const r = recognizer({}, { parallelism: 2, servers: 2 });
+    // One server finishes its chunk and idles; the other is busy with a long one.
+    await r.recognize({ samples: jfk, offset: 0 }, options());
+    const running: Promise<RecognitionOutput> = r.recognize(
       { samples: whiteNoise(120), offset: 0 },
       options(),
     );
-    await waitForCliProcess();
-    await recognizer.close();
-    await expect(running).rejects.toMatchObject({ code: 'ENGINE_FAILED' });
-    await expectEngineError(
-      recognizer.recognize({ samples: jfk, offset: 0 }, options()),
-      'ENGINE_FAILED',
-      /closed/,
-    );
+    const busy = r.recognize({ samples: whiteNoise(120, 0.3, 3), offset: 0 }, options());
+    await waitUntilServing(2);
+    await r.close();
+    await expectEngineError(running, 'ENGINE_FAILED', /closed/);
+    await expectEngineError(busy, 'ENGINE_FAILED', /closed/);
+    await expectEngineError(r.recognize({ samples: jfk, offset: 0 }, options()), 'ENGINE_FAILED', /closed/);
     await new Promise((r) => setTimeout(r, 200));
-    expect(runningCliProcesses()).toEqual([]);
+    expect(serverProcesses()).toEqual([]);
+  });
+
+  it('takes the server down when the process that started it dies without cleaning up', async () => {
+    // A stand-in for the engine child, which the runner kills with SIGKILL on abort and timeout.
+    const [command, args] = guardedServerCommand(whisperServerPath(binDir), [
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '-m',
+      model,
+    ]);
+    const owner = spawn(
+      process.execPath,
+      [
+        '-e',
+        `require('node:child_process').spawn(${JSON.stringify(command)}, ${JSON.stringify(args)}, ` +
+          `{ stdio: ['pipe', 'ignore', 'ignore'] }); setInterval(() => {}, 1000);`,
+      ],
+      { stdio: 'ignore' },
+    );
+    await waitFor('the server', () => servers().length === 1);
+    owner.kill('SIGKILL');
+    await expectNoProcessLeft();
   });
 });

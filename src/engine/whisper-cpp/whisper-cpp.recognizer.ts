@@ -1,8 +1,6 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { constants as fsConstants } from 'node:fs';
-import { access, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { access, stat } from 'node:fs/promises';
+import { abortReason } from '../abort.util';
 import {
   EngineError,
   RecognitionChunk,
@@ -10,50 +8,89 @@ import {
   RecognitionOutput,
   Recognizer,
 } from '../engine.types';
-import { abortReason } from '../abort.util';
-import { parseWhisperCliJson } from './whisper-cli-output.parser';
+import { errorMessageOf, parseTranscriptionResponse } from '../openai-compatible/openai-transcription.parser';
+import { buildVocabularyPrompt } from './vocabulary-prompt.builder';
+import { encodeWav16kMono } from './wav.encoder';
 import { isWhisperLanguage, toWhisperEngineLanguage } from './whisper-language.codes';
 import {
   DEFAULT_MAX_PROMPT_CHARS,
   WHISPER_CPP_DEFAULT_TIMEOUT_MS,
   WhisperCppRecognizerSettings,
 } from './whisper-cpp.settings';
-import { buildVocabularyPrompt } from './vocabulary-prompt.builder';
-import { encodeWav16kMono } from './wav.encoder';
+import { logTail, WhisperServerProcess, WhisperServerStartError } from './whisper-server.process';
 import { toFileTime } from './whisper-token.merger';
 
 const SAMPLE_RATE = 16000;
-/** Enough of whisper-cli's log to explain a failure without flooding the job's errorMessage. */
-const STDERR_TAIL_BYTES = 4096;
-/** What whisper-cli logs when whisper_init fails (its exit code 3 is shared with other start-up errors). */
-const MODEL_LOAD_FAILED = 'failed to initialize whisper context';
+/** How long a broken request waits for the server's exit, to report how it ended. */
+const EXIT_GRACE_MS = 200;
+
+export interface WhisperCppPoolOptions {
+  /** How many recognize() calls the pipeline keeps in flight (ENGINE_PARALLELISM). Default 1. */
+  parallelism?: number;
+  /**
+   * whisper-server processes to run; each gets threads ÷ servers compute threads and serves one chunk at a
+   * time, further calls queue. Default: see defaultServerCount. bench/whisper-parallel.ts sets it to compare.
+   */
+  servers?: number;
+}
 
 /**
- * Runs one `whisper-cli` process per chunk. Measured on 2 cores (docs/whisper-models.md): model load is
- * 78/104/333 ms of a 1.5/3.8/13.9 s run for tiny/base/small-sized models, and a resident whisper-server was
- * no faster per 25 s chunk (it serves one request at a time and adds a language-probability pass). A process
- * per chunk needs no supervision and is killed outright on abort.
+ * How many servers serve `parallelism` concurrent chunks. One server with all threads, chunks queued, was
+ * measured faster than one single-threaded server per concurrent chunk (bench/whisper-parallel.ts,
+ * docs/benchmarks.md "whisper.cpp: threads per chunk vs chunks in parallel").
+ */
+export function defaultServerCount(parallelism: number): number {
+  void parallelism;
+  return 1;
+}
+
+/** One server place: its process is started on first use and again after it was killed. */
+interface Slot {
+  server: WhisperServerProcess | null;
+}
+
+interface Waiter {
+  resolve: (slot: Slot) => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * Recognises a job's chunks through whisper.cpp's own `whisper-server`, so the model is loaded once per job
+ * (per server) instead of once per chunk. One instance serves one job; the pipeline may call recognize()
+ * concurrently. Servers start lazily on the first chunk that needs one, each on a free loopback port, and are
+ * killed by close(), on abort of a chunk they serve, and on a chunk timeout.
  */
 export class WhisperCppRecognizer implements Recognizer {
   readonly name = 'whisper.cpp';
   readonly languages = 'all' as const;
-  private readonly running = new Set<ChildProcess>();
-  private closed = false;
 
   private readonly timeoutMs: number;
+  private readonly threadsPerServer: number;
+  private readonly free: Slot[];
+  private readonly slots: Slot[];
+  private readonly waiters: Waiter[] = [];
+  /** Aborted by close(): ends server starts and requests in flight. */
+  private readonly closing = new AbortController();
+  /** A start-up failure that every later start would repeat (missing binary, unloadable model). */
+  private fatal: EngineError | null = null;
+  private filesChecked: Promise<void> | null = null;
 
-  constructor(private readonly settings: WhisperCppRecognizerSettings) {
+  constructor(
+    private readonly settings: WhisperCppRecognizerSettings,
+    pool: WhisperCppPoolOptions = {},
+  ) {
     this.timeoutMs = settings.timeoutMs ?? WHISPER_CPP_DEFAULT_TIMEOUT_MS;
-  }
-
-  private get cliPath(): string {
-    return this.settings.binaryPath;
+    const parallelism = Math.max(1, Math.floor(pool.parallelism ?? 1));
+    const servers = Math.max(1, Math.floor(pool.servers ?? defaultServerCount(parallelism)));
+    this.threadsPerServer = Math.max(1, Math.floor(settings.threads / servers));
+    this.slots = Array.from({ length: servers }, () => ({ server: null }));
+    this.free = [...this.slots];
   }
 
   async recognize(chunk: RecognitionChunk, options: RecognitionOptions): Promise<RecognitionOutput> {
     const { signal } = options;
     if (signal.aborted) throw abortReason(signal);
-    if (this.closed) throw new EngineError('ENGINE_FAILED', 'whisper.cpp recogniser is closed');
+    this.throwIfClosed();
     const language = options.language === 'auto' ? 'auto' : options.language.toLowerCase();
     if (language !== 'auto' && !isWhisperLanguage(language)) {
       throw new EngineError(
@@ -62,140 +99,183 @@ export class WhisperCppRecognizer implements Recognizer {
       );
     }
     await this.checkFiles();
-    // whisper-cli writes no result at all for empty audio.
+    // whisper.cpp has nothing to say about empty audio (and would reject a WAV without samples).
     if (chunk.samples.length === 0)
       return { words: [], detectedLanguage: language === 'auto' ? null : language };
 
-    const dir = await mkdtemp(path.join(this.settings.tmpDir ?? tmpdir(), 'whisper-cpp-'));
+    const form = new FormData();
+    const wav = encodeWav16kMono(chunk.samples);
+    form.append('file', new Blob([wav], { type: 'audio/wav' }), 'chunk.wav');
+    form.append('response_format', 'verbose_json');
+    form.append('language', language === 'auto' ? 'auto' : toWhisperEngineLanguage(language));
+    const prompt = buildVocabularyPrompt(
+      options.vocabulary,
+      this.settings.maxPromptChars ?? DEFAULT_MAX_PROMPT_CHARS,
+    );
+    if (prompt !== '') form.append('prompt', prompt);
+
+    const slot = await this.acquire(signal);
+    let body: string;
     try {
-      const wavPath = path.join(dir, 'chunk.wav');
-      const outBase = path.join(dir, 'out');
-      await writeFile(wavPath, encodeWav16kMono(chunk.samples));
-      const args = [
-        '-m',
-        this.settings.modelPath,
-        '-f',
-        wavPath,
-        '-l',
-        language === 'auto' ? 'auto' : toWhisperEngineLanguage(language),
-        '-t',
-        String(this.settings.threads),
-        // -ojf turns on token timestamps (word timing) and writes tokens with their offsets.
-        '-ojf',
-        '-of',
-        outBase,
-        ...(this.settings.extraArgs ?? []),
-      ];
-      const prompt = buildVocabularyPrompt(
-        options.vocabulary,
-        this.settings.maxPromptChars ?? DEFAULT_MAX_PROMPT_CHARS,
-      );
-      if (prompt !== '') args.push('--prompt', prompt);
-
-      const stderr = await this.run(args, signal);
-
-      const json = await readFile(`${outBase}.json`).catch(() => null);
-      if (json === null) {
-        // whisper-cli exits 0 without output on some argument errors (an unknown language, say).
-        throw new EngineError('ENGINE_FAILED', `whisper-cli wrote no result: ${stderrTail(stderr)}`);
-      }
-      let parsed;
-      try {
-        parsed = parseWhisperCliJson(json);
-      } catch (err) {
-        throw new EngineError('ENGINE_FAILED', `whisper-cli output unreadable: ${(err as Error).message}`);
-      }
-      return {
-        words: toFileTime(parsed.words, chunk.offset, chunk.samples.length / SAMPLE_RATE),
-        detectedLanguage: parsed.detectedLanguage ?? (language === 'auto' ? null : language),
-      };
+      body = await this.infer(slot, form, signal);
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      this.release(slot);
     }
+    const chunkSeconds = chunk.samples.length / SAMPLE_RATE;
+    let parsed;
+    try {
+      parsed = parseTranscriptionResponse(JSON.parse(body) as unknown, chunkSeconds);
+    } catch (err) {
+      throw new EngineError(
+        'ENGINE_FAILED',
+        `whisper-server sent an unreadable answer: ${(err as Error).message}: ${errorMessageOf(body)}`,
+      );
+    }
+    return {
+      words: toFileTime(parsed.words, chunk.offset, chunkSeconds),
+      detectedLanguage: parsed.language ?? (language === 'auto' ? null : language),
+    };
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    for (const child of this.running) child.kill('SIGKILL');
-    this.running.clear();
+    this.closing.abort();
+    const closed = this.closedError();
+    for (const waiter of this.waiters.splice(0)) waiter.reject(closed);
+    await Promise.all(this.slots.flatMap((slot) => (slot.server ? [slot.server.kill()] : [])));
   }
 
-  /** Clear messages for the two misconfigurations operators hit first. */
-  private async checkFiles(): Promise<void> {
+  /** Runs one request on the slot's server, starting it first if needed. Returns the answer's body. */
+  private async infer(slot: Slot, form: FormData, signal: AbortSignal): Promise<string> {
+    const server = await this.serverOf(slot, signal);
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), this.timeoutMs);
     try {
-      await access(this.cliPath, fsConstants.X_OK);
+      const answer = await server.inference(
+        form,
+        AbortSignal.any([signal, timeout.signal, this.closing.signal]),
+      );
+      if (answer.status !== 200) {
+        throw new EngineError(
+          'ENGINE_FAILED',
+          `whisper-server answered HTTP ${answer.status}: ${errorMessageOf(answer.body)}: ${logTail(answer.log)}`,
+        );
+      }
+      return answer.body;
+    } catch (err) {
+      if (err instanceof EngineError) throw err;
+      if (signal.aborted || timeout.signal.aborted || this.closing.signal.aborted) {
+        // Mid-chunk, so of no further use: killed before we answer, leaving no process computing for nobody.
+        await server.kill();
+        if (signal.aborted) throw abortReason(signal);
+        this.throwIfClosed();
+        throw new EngineError('ENGINE_TIMEOUT', `whisper-server took longer than ${this.timeoutMs} ms`);
+      }
+      // The connection broke: usually the server died (its exit is reported a moment after the broken pipe).
+      await Promise.race([server.whenExited(), new Promise((r) => setTimeout(r, EXIT_GRACE_MS))]);
+      const status = server.status ?? `broke the connection (${describeRequestError(err)})`;
+      await server.kill();
+      throw new EngineError('ENGINE_FAILED', `whisper-server ${status}: ${logTail(server.logSince(0))}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async serverOf(slot: Slot, signal: AbortSignal): Promise<WhisperServerProcess> {
+    if (slot.server?.running) return slot.server;
+    slot.server = null;
+    if (this.fatal) throw this.fatal;
+    try {
+      const server = await WhisperServerProcess.start(
+        {
+          binaryPath: this.settings.binaryPath,
+          modelPath: this.settings.modelPath,
+          threads: this.threadsPerServer,
+          extraArgs: this.settings.extraArgs,
+        },
+        AbortSignal.any([signal, this.closing.signal]),
+      );
+      slot.server = server;
+      return server;
+    } catch (err) {
+      if (signal.aborted) throw abortReason(signal);
+      this.throwIfClosed();
+      // The same binary, model and arguments would fail the same way for every later chunk of the job.
+      if (err instanceof WhisperServerStartError && err.permanent) this.fatal = err;
+      throw err;
+    }
+  }
+
+  private acquire(signal: AbortSignal): Promise<Slot> {
+    const slot = this.free.pop();
+    if (slot) return Promise.resolve(slot);
+    return new Promise<Slot>((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve: (s) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(s);
+        },
+        reject: (err) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      };
+      const onAbort = (): void => {
+        const at = this.waiters.indexOf(waiter);
+        if (at >= 0) this.waiters.splice(at, 1);
+        reject(abortReason(signal));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  private release(slot: Slot): void {
+    const next = this.waiters.shift();
+    if (next) next.resolve(slot);
+    else this.free.push(slot);
+  }
+
+  /** Clear messages for the two misconfigurations operators hit first; checked once per job. */
+  private checkFiles(): Promise<void> {
+    this.filesChecked ??= this.findFiles();
+    return this.filesChecked;
+  }
+
+  private async findFiles(): Promise<void> {
+    const { binaryPath, modelPath } = this.settings;
+    try {
+      await access(binaryPath, fsConstants.X_OK);
     } catch {
       throw new EngineError(
         'ENGINE_FAILED',
-        `whisper-cli not found or not executable at ${this.cliPath} (build it with scripts/build-whisper-cpp.sh)`,
+        `whisper-server not found or not executable at ${binaryPath} (build it with scripts/build-whisper-cpp.sh)`,
       );
     }
-    const model = await stat(this.settings.modelPath).catch(() => null);
+    const model = await stat(modelPath).catch(() => null);
     if (!model?.isFile()) {
-      throw new EngineError('ENGINE_FAILED', `whisper.cpp model file not found: ${this.settings.modelPath}`);
+      throw new EngineError('ENGINE_FAILED', `whisper.cpp model file not found: ${modelPath}`);
     }
   }
 
-  private run(args: string[], signal: AbortSignal): Promise<string> {
-    return new Promise<string>((resolve, reject) => {
-      // Preparing the WAV takes a moment: an abort or close() may already have come.
-      if (signal.aborted) return reject(abortReason(signal));
-      if (this.closed) return reject(new EngineError('ENGINE_FAILED', 'whisper.cpp recogniser is closed'));
-      const child = spawn(this.cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-      this.running.add(child);
-      let stderr = '';
-      let settled = false;
-      const finish = (err?: Error): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        this.running.delete(child);
-        if (err) reject(err);
-        else resolve(stderr);
-      };
-      const onAbort = (): void => {
-        child.kill('SIGKILL');
-        finish(abortReason(signal));
-      };
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        finish(new EngineError('ENGINE_TIMEOUT', `whisper-cli took longer than ${this.timeoutMs} ms`));
-      }, this.timeoutMs);
-      signal.addEventListener('abort', onAbort, { once: true });
+  private throwIfClosed(): void {
+    if (this.closing.signal.aborted) throw this.closedError();
+  }
 
-      child.stderr?.setEncoding('utf8');
-      child.stderr?.on('data', (data: string) => {
-        stderr = (stderr + data).slice(-STDERR_TAIL_BYTES * 4);
-      });
-      child.on('error', (err) =>
-        finish(new EngineError('ENGINE_FAILED', `cannot start whisper-cli: ${err.message}`)),
-      );
-      child.on('close', (code, sig) => {
-        if (code === 0) return finish();
-        if (this.closed)
-          return finish(new EngineError('ENGINE_FAILED', 'whisper.cpp recogniser closed during the run'));
-        const tail = stderrTail(stderr);
-        if (stderr.includes(MODEL_LOAD_FAILED)) {
-          return finish(
-            new EngineError(
-              'ENGINE_FAILED',
-              `whisper.cpp could not load model ${this.settings.modelPath} (not a ggml Whisper model, or corrupt): ${tail}`,
-            ),
-          );
-        }
-        const how = code === null ? `was killed by ${sig}` : `exited with code ${code}`;
-        finish(new EngineError('ENGINE_FAILED', `whisper-cli ${how}: ${tail}`));
-      });
-    });
+  private closedError(): EngineError {
+    return new EngineError('ENGINE_FAILED', 'whisper.cpp recogniser is closed');
   }
 }
 
-/** The lines that say what went wrong; whisper.cpp logs its usage text after argument errors, so drop that. */
-function stderrTail(stderr: string): string {
-  const usageAt = stderr.indexOf('\nusage:');
-  const text = (usageAt >= 0 ? stderr.slice(0, usageAt) : stderr).trim();
-  const lines = text.split('\n').filter((l) => l.trim() !== '');
-  const tail = lines.slice(-6).join(' | ');
-  return (tail.length > STDERR_TAIL_BYTES ? tail.slice(-STDERR_TAIL_BYTES) : tail) || '(no output)';
+/**
+ * A node:http error carries its reason in `code` (ECONNRESET, EPIPE), a fetch error in `cause`. Duck-typed: undici's
+ * errors may come from another realm (jest's sandbox, say), where instanceof fails.
+ */
+function describeRequestError(err: unknown): string {
+  const field = (value: unknown, name: string): unknown =>
+    typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
+  const cause = field(err, 'cause');
+  const code = field(cause, 'code') ?? field(err, 'code');
+  const message = field(cause, 'message') ?? field(err, 'message');
+  const text = typeof message === 'string' ? message : 'unknown network error';
+  return typeof code === 'string' ? `${code}: ${text}` : text;
 }

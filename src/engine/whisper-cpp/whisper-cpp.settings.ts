@@ -4,24 +4,22 @@ import { DEFAULT_MAX_PROMPT_CHARS } from './vocabulary-prompt.builder';
 /**
  * How to run whisper.cpp locally. The caller builds it from configuration (no process.env in src). The
  * required fields match WhisperCppSettings in ../engine-settings.ts, so that object can be passed as is.
- * Proposed variables: WHISPER_CPP_BIN_DIR (→ binaryPath via whisperCliPath), WHISPER_CPP_MODEL,
- * WHISPER_CPP_THREADS, WHISPER_CPP_TIMEOUT_MS, WHISPER_CPP_EXTRA_ARGS (space-separated).
+ * Variables: WHISPER_CPP_BIN_DIR (→ binaryPath via whisperServerPath), WHISPER_CPP_MODEL, WHISPER_CPP_THREADS;
+ * proposed: WHISPER_CPP_TIMEOUT_MS, WHISPER_CPP_EXTRA_ARGS (space-separated).
  */
 export interface WhisperCppRecognizerSettings {
-  /** The whisper-cli executable; scripts/build-whisper-cpp.sh installs it into <repo>/.tools/whisper.cpp/bin. */
+  /** The whisper-server executable; scripts/build-whisper-cpp.sh installs it into <repo>/.tools/whisper.cpp/bin. */
   binaryPath: string;
   /** A ggml Whisper model file, e.g. /var/lib/whisper/ggml-large-v3-turbo.bin. */
   modelPath: string;
-  /** Compute threads per whisper-cli run. */
+  /** Compute threads of the job, shared by its whisper-server processes. */
   threads: number;
-  /** A chunk's whisper-cli is killed after this long (ENGINE_TIMEOUT). Default 10 minutes. */
+  /** A chunk's request is given up after this long (ENGINE_TIMEOUT) and its server killed. Default 10 minutes. */
   timeoutMs?: number;
   /** Vocabulary prompt budget in characters. */
   maxPromptChars?: number;
-  /** Extra whisper-cli arguments, e.g. ["-bs", "1"] (greedy, faster) or ["-nth", "0.8"]. */
+  /** Extra whisper-server arguments, e.g. ["-bs", "1"] (greedy, faster) or ["-nth", "0.8"]. */
   extraArgs?: readonly string[];
-  /** Where chunk WAV/JSON files go; os.tmpdir() when unset. */
-  tmpDir?: string;
 }
 
 export const WHISPER_CPP_DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
