@@ -81,12 +81,7 @@ describe('Transcription jobs on real audio', () => {
     [
       'WebM/Opus',
       () =>
-        generatedAudio('goforward.webm', [
-          '-i',
-          testAudio('pocketsphinx/goforward.wav'),
-          '-c:a',
-          'libopus',
-        ]),
+        generatedAudio('goforward.webm', ['-i', testAudio('pocketsphinx/goforward.wav'), '-c:a', 'libopus']),
       /forward/,
     ],
     [

@@ -1,7 +1,6 @@
 import busboy from 'busboy';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import * as path from 'node:path';
 import { testAudio } from '../../../test/support/shared-paths';
 import { EngineError, RecognizedWord } from '../engine.types';
 import {
