@@ -26,7 +26,7 @@ describe('Engine limits and progress through HTTP', () => {
     const jobs = await t.app.get(DataSource).getRepository(Transcription).count({ where: { workspaceId } });
     expect(jobs).toBe(0);
     const balance = await t.http().get('/v1/account/balance').set(bearer(apiKey));
-    expectMatchesSpec(balance, "getBalance");
+    expectMatchesSpec(balance, 'getBalance');
     expect(balance.body.data.freeTranscriptionsRemaining).toBe(1);
   });
 

@@ -99,7 +99,8 @@ export async function* decodePcmStream(
         offset = 1;
       }
       const whole = offset + Math.floor((bytes.length - offset) / 2) * 2;
-      for (let index = offset; index < whole; index += 2) samples[length++] = bytes.readInt16LE(index) / 32768;
+      for (let index = offset; index < whole; index += 2)
+        samples[length++] = bytes.readInt16LE(index) / 32768;
       if (whole < bytes.length) carry = bytes[whole];
       if (length > 0) yield samples.subarray(0, length);
     }

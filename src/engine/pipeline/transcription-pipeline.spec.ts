@@ -4,11 +4,14 @@ import { wordErrorRate } from '../../../bench/lib/word-error-rate';
 import { defaultEngineSettings } from '../engine-settings';
 import { SingleSpeakerDiarizer } from '../diarization/single-speaker.diarizer';
 import type { PipelineStage, TranscribeRequest } from '../engine.types';
-import { PocketSphinxRecognizer } from '../pocketsphinx/pocketsphinx-recognizer';
+import { POCKETSPHINX_IDENTITY, PocketSphinxRecognizer } from '../pocketsphinx/pocketsphinx-recognizer';
+import { RecognizerThreadPool } from '../recognition/recognizer-thread-pool';
 import { SileroSpeechDetector } from '../speech/silero-speech-detector';
 import { TranscriptionPipeline } from './transcription-pipeline';
 
 const singleSpeaker = new SingleSpeakerDiarizer();
+
+jest.setTimeout(120_000);
 
 describe('TranscriptionPipeline', () => {
   const settings = defaultEngineSettings();
@@ -84,6 +87,46 @@ describe('TranscriptionPipeline', () => {
     ['pocketsphinx/evil.wav', 'DECODE_FAILED'],
   ])('fails %s with %s', async (clip, code) => {
     expect(await failureCode(clip)).toBe(code);
+  });
+
+  it('gives the same words with chunks recognised in parallel on threads as one after another', async () => {
+    const pool = new RecognizerThreadPool(
+      { kind: 'pocketsphinx', settings: settings.pocketsphinx },
+      2,
+      POCKETSPHINX_IDENTITY,
+    );
+    try {
+      const parallel = new TranscriptionPipeline({
+        recognizer: pool,
+        speechDetector: new SileroSpeechDetector(settings.speech),
+        diarizer: singleSpeaker,
+        settings: { ...settings, parallelism: 2 },
+      });
+      const clip = request('kaldi-gstreamer-server/test_with_silence.wav');
+      const [serial, concurrent] = [await pipeline.run(clip), await parallel.run(clip)];
+      expect(pool.threadCount).toBe(2);
+      expect(concurrent.words).toEqual(serial.words);
+      expect(concurrent.text).toBe(serial.text);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('fails audio longer than the maximum from its stated duration, and while decoding when none is stated', async () => {
+    const short = (extra: Partial<typeof settings>) =>
+      new TranscriptionPipeline({
+        recognizer,
+        speechDetector: new SileroSpeechDetector(settings.speech),
+        diarizer: singleSpeaker,
+        settings: { ...settings, maxAudioSeconds: 5, ...extra },
+      }).run(request('lhotse/2412-153948-0000.flac'));
+    await expect(short({})).rejects.toMatchObject({ code: 'AUDIO_TOO_LONG' });
+    // No ffprobe: nothing states the duration, so the decoded length is what trips the limit.
+    await expect(
+      short({ audio: { ...settings.audio, ffprobePath: '/nonexistent/ffprobe' } }),
+    ).rejects.toMatchObject({
+      code: 'AUDIO_TOO_LONG',
+    });
   });
 
   it('rejects a language PocketSphinx does not speak before decoding', async () => {

@@ -59,9 +59,10 @@ export class TranscriptionPipeline {
     this.assertLanguageSupported(request.language);
 
     progress.report('decode', 0);
-    const probe = await probeMedia(request.audioPath, { ffprobePath: settings.audio.ffprobePath, signal }).catch(
-      () => null,
-    );
+    const probe = await probeMedia(request.audioPath, {
+      ffprobePath: settings.audio.ffprobePath,
+      signal,
+    }).catch(() => null);
     const expectedSeconds = probe?.durationSeconds ?? null;
     if (expectedSeconds !== null) {
       assertNotTooLong(expectedSeconds, settings.maxAudioSeconds);
@@ -105,7 +106,12 @@ export class TranscriptionPipeline {
     };
     const reportRecognition = (): void => {
       const decoded = audio.totalSeconds;
-      const done = Math.min(decoded, ...unfinishedStarts, ...waiting.map((chunk) => chunk.start), planner.earliestNeeded() ?? decoded);
+      const done = Math.min(
+        decoded,
+        ...unfinishedStarts,
+        ...waiting.map((chunk) => chunk.start),
+        planner.earliestNeeded() ?? decoded,
+      );
       progress.report('recognition', done / Math.max(expectedSeconds ?? decoded, decoded, 1e-9));
     };
     const recogniseReady = async (endOfFile: boolean): Promise<void> => {
@@ -120,7 +126,10 @@ export class TranscriptionPipeline {
       }
     };
 
-    for await (const block of decodePcmStream(request.audioPath, { ffmpegPath: settings.audio.ffmpegPath, signal })) {
+    for await (const block of decodePcmStream(request.audioPath, {
+      ffmpegPath: settings.audio.ffmpegPath,
+      signal,
+    })) {
       audio.append(block);
       assertNotTooLong(audio.totalSeconds, settings.maxAudioSeconds);
       addSpeech(detection.accept(block));

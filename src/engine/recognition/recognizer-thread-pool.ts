@@ -49,7 +49,8 @@ export class RecognizerThreadPool implements Recognizer {
     identity: Pick<Recognizer, 'name' | 'languages'>,
     private readonly scriptPath: string = recognizerThreadScriptPath(),
   ) {
-    if (!Number.isInteger(size) || size < 1) throw new RangeError(`pool size must be at least 1, got ${size}`);
+    if (!Number.isInteger(size) || size < 1)
+      throw new RangeError(`pool size must be at least 1, got ${size}`);
     this.name = identity.name;
     this.languages = identity.languages;
   }

@@ -104,4 +104,3 @@ class SileroSpeechDetection implements SpeechDetection {
     }
   }
 }
-

@@ -55,11 +55,7 @@ export class ChunkPlanner {
       this.place(this.pending);
       this.pending = null;
     }
-    if (
-      this.open &&
-      !this.pending &&
-      nextPaddedStart - this.open.end >= this.options.breakSilenceSeconds
-    ) {
+    if (this.open && !this.pending && nextPaddedStart - this.open.end >= this.options.breakSilenceSeconds) {
       this.ready.push(this.open);
       this.open = null;
     }
