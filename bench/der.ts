@@ -7,7 +7,9 @@
  *   DIARIZER_SETTINGS='{"mergeThreshold":0.9}' node dist-bench/bench/der.js   # tuning overrides
  *
  * DER = (missed + false alarm + confusion) / reference speech, overlapped speech scored (counted per speaker).
- * Speech comes from the project's Silero VAD unless --speech reference is given.
+ * Speech comes from the project's Silero VAD unless --speech reference is given. The diarizer session is fed
+ * chunk by chunk, as the pipeline feeds it while recognising (chunks planned by planChunks with the settings
+ * below); --whole feeds each file as one stretch instead, for comparison.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -17,10 +19,12 @@ import {
   ClassicalDiarizer,
   type ClassicalDiarizerSettings,
 } from '../src/engine/diarization/classical.diarizer';
+import { diarizeInStretches, wholeFile } from '../src/engine/diarization/diarize-stretches';
 import { parseRttm } from '../src/engine/diarization/rttm';
 import { defaultEngineSettings } from '../src/engine/engine-settings';
 import type { Pcm, SpeakerHints, SpeakerTurn, TimeSpan } from '../src/engine/engine.types';
 import { SileroSpeechDetector } from '../src/engine/speech/silero-speech-detector';
+import { planChunks, type ChunkingOptions } from '../src/engine/speech/speech-chunker';
 import { combineDer, diarizationErrorRate, type DerResult, type Turn } from './lib/der';
 
 const SHARED_DIR = process.env.SHARED_DIR ?? path.resolve(__dirname, '../../../shared');
@@ -64,6 +68,22 @@ const SOLO_CLIPS = [
 
 const detector = new SileroSpeechDetector(defaultEngineSettings().speech);
 
+/** The recognition chunks the streaming pipeline feeds the diarizer. */
+const CHUNKING: ChunkingOptions = { paddingSeconds: 0.3, maxChunkSeconds: 25, breakSilenceSeconds: 2 };
+let feedWhole = false;
+
+/** Diarizes as the pipeline does: one session, fed the recognition chunks in order with the speech in each. */
+function diarize(
+  diarizer: ClassicalDiarizer,
+  pcm: Pcm,
+  speech: readonly TimeSpan[],
+  hints: SpeakerHints,
+): Promise<SpeakerTurn[]> {
+  const duration = pcm.samples.length / pcm.sampleRate;
+  const stretches = feedWhole ? wholeFile(pcm) : planChunks(speech, duration, CHUNKING);
+  return diarizeInStretches(diarizer, pcm, speech, stretches, hints);
+}
+
 function settingsFromEnvironment(): Partial<ClassicalDiarizerSettings> {
   const raw = process.env.DIARIZER_SETTINGS;
   return raw ? (JSON.parse(raw) as Partial<ClassicalDiarizerSettings>) : {};
@@ -84,14 +104,18 @@ const describe = (result: Omit<DerResult, 'mapping'>): string =>
   `${percent(result.der)} (miss ${percent(result.missed / result.total)}, fa ${percent(result.falseAlarm / result.total)}, conf ${percent(result.confusion / result.total)})`;
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
+  const args = process.argv.slice(2).filter((arg) => arg !== '--whole');
+  feedWhole = process.argv.includes('--whole');
   const diarizer = new ClassicalDiarizer(settingsFromEnvironment());
   if (args[0] === '--timing') {
     for (const file of args.slice(1)) await timeFile(diarizer, file);
     return;
   }
   const oracleSpeech = args[0] === '--speech' && args[1] === 'reference';
-  console.log(`speech regions: ${oracleSpeech ? 'reference RTTM (oracle)' : 'Silero VAD'}; overlap scored\n`);
+  console.log(
+    `speech regions: ${oracleSpeech ? 'reference RTTM (oracle)' : 'Silero VAD'}; overlap scored; ` +
+      `fed ${feedWhole ? 'as one stretch per file' : `in recognition chunks (${JSON.stringify(CHUNKING)})`}\n`,
+  );
 
   const rows: Record<string, Record<string, DerResult[]>> = {};
   const record = (system: string, collar: string, result: DerResult): void => {
@@ -104,8 +128,8 @@ async function main(): Promise<void> {
     const speech = oracleSpeech ? mergedSpeech(reference) : await detector.detect(pcm);
     const systems: Record<string, SpeakerTurn[]> = {
       'one speaker': speech.map((span) => ({ ...span, speaker: 'SPEAKER_00' })),
-      'classical, no hint': await diarizer.diarize(pcm, speech, {}),
-      'classical, exact hint': await diarizer.diarize(pcm, speech, { exact: speakers }),
+      'classical, no hint': await diarize(diarizer, pcm, speech, {}),
+      'classical, exact hint': await diarize(diarizer, pcm, speech, { exact: speakers }),
     };
     console.log(`${clip} (${speakers} speakers)`);
     for (const [system, hypothesis] of Object.entries(systems)) {
@@ -149,7 +173,7 @@ async function countSpeakers(
 ): Promise<number> {
   const pcm = await decodeToPcm(audio(clip));
   const speech = await detector.detect(pcm);
-  const turns = await diarizer.diarize(pcm, speech, hints);
+  const turns = await diarize(diarizer, pcm, speech, hints);
   return new Set(turns.map((turn) => turn.speaker)).size;
 }
 
@@ -161,7 +185,7 @@ async function timeFile(diarizer: ClassicalDiarizer, file: string): Promise<void
   const speech = await detector.detect(pcm);
   const vadMs = performance.now() - started;
   started = performance.now();
-  const turns = await diarizer.diarize(pcm, speech, {});
+  const turns = await diarize(diarizer, pcm, speech, {});
   const diarizeMs = performance.now() - started;
   const minutes = pcm.samples.length / pcm.sampleRate / 60;
   const speechSeconds = speech.reduce((sum, span) => sum + span.end - span.start, 0);
@@ -174,7 +198,7 @@ async function timeFile(diarizer: ClassicalDiarizer, file: string): Promise<void
   for (let start = 0; start < minutes * 60; start += 20)
     everything.push({ start, end: Math.min(minutes * 60, start + 20) });
   started = performance.now();
-  const all = await diarizer.diarize(pcm, everything, {});
+  const all = await diarize(diarizer, pcm, everything, {});
   console.log(
     `  same file, all ${(minutes * 60).toFixed(0)} s as speech: diarize ${(performance.now() - started).toFixed(0)} ms -> ` +
       `${new Set(all.map((t) => t.speaker)).size} speakers, ${all.length} turns`,

@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { EngineError, type Pcm } from '../engine.types';
 import { createDiarizer } from './diarizer-factory';
+import { diarizeInStretches, wholeFile } from './diarize-stretches';
 import { ClassicalDiarizer } from './classical.diarizer';
 import {
   DEFAULT_SHERPA_ONNX_DIARIZER_SETTINGS,
@@ -17,8 +18,14 @@ const pcm: Pcm = { samples: new Float32Array(16000 * 5), sampleRate: 16000 };
 const speech = [{ start: 0, end: 5 }];
 
 /** Stand-in for the native module: records the configs it gets and answers with canned segments. */
-function fakeModule(answer: (clusters: number) => SherpaDiarizationSegment[]): { module: SherpaDiarizationModule; clusterCalls: number[]; config: SherpaDiarizationConfig[] } {
+function fakeModule(answer: (clusters: number) => SherpaDiarizationSegment[]): {
+  module: SherpaDiarizationModule;
+  clusterCalls: number[];
+  config: SherpaDiarizationConfig[];
+  sampleCounts: number[];
+} {
   const clusterCalls: number[] = [];
+  const sampleCounts: number[] = [];
   const config: SherpaDiarizationConfig[] = [];
   class FakeDiarization {
     readonly sampleRate = 16000;
@@ -29,12 +36,13 @@ function fakeModule(answer: (clusters: number) => SherpaDiarizationSegment[]): {
     setConfig(update: { clustering: { numClusters: number } }): void {
       this.clusters = update.clustering.numClusters;
     }
-    process(): SherpaDiarizationSegment[] {
+    process(samples: Float32Array): SherpaDiarizationSegment[] {
       clusterCalls.push(this.clusters);
+      sampleCounts.push(samples.length);
       return answer(this.clusters);
     }
   }
-  return { module: { OfflineSpeakerDiarization: FakeDiarization }, clusterCalls, config };
+  return { module: { OfflineSpeakerDiarization: FakeDiarization }, clusterCalls, config, sampleCounts };
 }
 
 describe('SherpaOnnxDiarizer', () => {
@@ -43,7 +51,10 @@ describe('SherpaOnnxDiarizer', () => {
 
   beforeAll(() => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'diarizer-'));
-    models = { segmentationModelPath: path.join(directory, 'segmentation.onnx'), embeddingModelPath: path.join(directory, 'embedding.onnx') };
+    models = {
+      segmentationModelPath: path.join(directory, 'segmentation.onnx'),
+      embeddingModelPath: path.join(directory, 'embedding.onnx'),
+    };
     // Placeholder files: only their presence is checked before the (faked) native module is called.
     fs.writeFileSync(models.segmentationModelPath, '');
     fs.writeFileSync(models.embeddingModelPath, '');
@@ -57,8 +68,11 @@ describe('SherpaOnnxDiarizer', () => {
       { start: 0.1, end: 2.4, speaker: 3 },
       { start: 4.2, end: 4.9, speaker: 3 },
     ]);
-    const diarizer = new SherpaOnnxDiarizer({ ...DEFAULT_SHERPA_ONNX_DIARIZER_SETTINGS, ...models }, () => fake.module);
-    await expect(diarizer.diarize(pcm, speech, {})).resolves.toEqual([
+    const diarizer = new SherpaOnnxDiarizer(
+      { ...DEFAULT_SHERPA_ONNX_DIARIZER_SETTINGS, ...models },
+      () => fake.module,
+    );
+    await expect(diarizeInStretches(diarizer, pcm, speech, wholeFile(pcm), {})).resolves.toEqual([
       { start: 0.1, end: 2.4, speaker: 'SPEAKER_00' },
       { start: 2.5, end: 4, speaker: 'SPEAKER_01' },
       { start: 4.2, end: 4.9, speaker: 'SPEAKER_00' },
@@ -67,13 +81,60 @@ describe('SherpaOnnxDiarizer', () => {
     expect(fake.config[0].embedding.model).toBe(models.embeddingModelPath);
   });
 
+  it('runs on the stretches back to back and maps its segments to file time, split at stretch joins', async () => {
+    const fake = fakeModule(() => [
+      { start: 1.5, end: 3, speaker: 7 },
+      { start: 3.5, end: 4.5, speaker: 2 },
+    ]);
+    const diarizer = new SherpaOnnxDiarizer(
+      { ...DEFAULT_SHERPA_ONNX_DIARIZER_SETTINGS, ...models },
+      () => fake.module,
+    );
+    const long: Pcm = { samples: new Float32Array(16000 * 15), sampleRate: 16000 };
+    const stretches = [
+      { start: 0, end: 2 },
+      { start: 10, end: 13 },
+    ];
+    const turns = await diarizeInStretches(diarizer, long, [{ start: 0.5, end: 12 }], stretches, {});
+    // 2 s + 3 s reach sherpa, not the 15 s file: the silence between stretches is never held.
+    expect(fake.sampleCounts).toEqual([16000 * 5]);
+    expect(turns).toEqual([
+      { start: 1.5, end: 2, speaker: 'SPEAKER_00' },
+      { start: 10, end: 11, speaker: 'SPEAKER_00' },
+      { start: 11.5, end: 12.5, speaker: 'SPEAKER_01' },
+    ]);
+  });
+
+  it('returns no turns without speech and does not run sherpa', async () => {
+    const fake = fakeModule(() => [{ start: 0, end: 1, speaker: 0 }]);
+    const diarizer = new SherpaOnnxDiarizer(
+      { ...DEFAULT_SHERPA_ONNX_DIARIZER_SETTINGS, ...models },
+      () => fake.module,
+    );
+    await expect(diarizeInStretches(diarizer, pcm, [], wholeFile(pcm), {})).resolves.toEqual([]);
+    expect(fake.clusterCalls).toEqual([]);
+  });
+
   it('passes an exact count as the cluster count and a range as a bound on a free run', async () => {
     const fake = fakeModule((clusters) =>
       Array.from({ length: clusters > 0 ? clusters : 5 }, (_, i) => ({ start: i, end: i + 0.5, speaker: i })),
     );
-    const diarizer = new SherpaOnnxDiarizer({ ...DEFAULT_SHERPA_ONNX_DIARIZER_SETTINGS, ...models }, () => fake.module);
-    expect(new Set((await diarizer.diarize(pcm, speech, { exact: 2 })).map((t) => t.speaker)).size).toBe(2);
-    expect(new Set((await diarizer.diarize(pcm, speech, { min: 2, max: 3 })).map((t) => t.speaker)).size).toBe(3);
+    const diarizer = new SherpaOnnxDiarizer(
+      { ...DEFAULT_SHERPA_ONNX_DIARIZER_SETTINGS, ...models },
+      () => fake.module,
+    );
+    expect(
+      new Set(
+        (await diarizeInStretches(diarizer, pcm, speech, wholeFile(pcm), { exact: 2 })).map((t) => t.speaker),
+      ).size,
+    ).toBe(2);
+    expect(
+      new Set(
+        (await diarizeInStretches(diarizer, pcm, speech, wholeFile(pcm), { min: 2, max: 3 })).map(
+          (t) => t.speaker,
+        ),
+      ).size,
+    ).toBe(3);
     expect(fake.clusterCalls).toEqual([2, -1, 3]);
   });
 
@@ -83,16 +144,21 @@ describe('SherpaOnnxDiarizer', () => {
       segmentationModelPath: path.join(directory, 'nope.onnx'),
       embeddingModelPath: models.embeddingModelPath,
     });
-    const failure = diarizer.diarize(pcm, speech, {});
+    const failure = diarizeInStretches(diarizer, pcm, speech, wholeFile(pcm), {});
     await expect(failure).rejects.toBeInstanceOf(EngineError);
-    await expect(failure).rejects.toMatchObject({ code: 'ENGINE_FAILED', message: expect.stringContaining('nope.onnx') });
+    await expect(failure).rejects.toMatchObject({
+      code: 'ENGINE_FAILED',
+      message: expect.stringContaining('nope.onnx'),
+    });
   });
 
   it('wraps a native failure (here: empty model files) in an EngineError', async () => {
     const diarizer = new SherpaOnnxDiarizer({ ...DEFAULT_SHERPA_ONNX_DIARIZER_SETTINGS, ...models }, () => {
       throw new Error('Please check your config!');
     });
-    await expect(diarizer.diarize(pcm, speech, {})).rejects.toMatchObject({ code: 'ENGINE_FAILED' });
+    await expect(diarizeInStretches(diarizer, pcm, speech, wholeFile(pcm), {})).rejects.toMatchObject({
+      code: 'ENGINE_FAILED',
+    });
   });
 });
 
@@ -105,7 +171,12 @@ describe('createDiarizer', () => {
   it('refuses a sherpa-onnx setup whose models are missing, at construction', () => {
     expect(() => createDiarizer({ kind: 'sherpa-onnx' })).toThrow(DiarizerConfigurationError);
     expect(() =>
-      createDiarizer({ kind: 'sherpa-onnx', sherpaOnnx: { segmentationModelPath: '/no/seg.onnx', embeddingModelPath: '' } }),
-    ).toThrow(/segmentation model not found at \/no\/seg\.onnx; speaker-embedding model path is not configured/);
+      createDiarizer({
+        kind: 'sherpa-onnx',
+        sherpaOnnx: { segmentationModelPath: '/no/seg.onnx', embeddingModelPath: '' },
+      }),
+    ).toThrow(
+      /segmentation model not found at \/no\/seg\.onnx; speaker-embedding model path is not configured/,
+    );
   });
 });

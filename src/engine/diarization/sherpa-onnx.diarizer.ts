@@ -1,5 +1,13 @@
 import * as fs from 'node:fs';
-import { EngineError, type Diarizer, type Pcm, type SpeakerHints, type SpeakerTurn, type TimeSpan } from '../engine.types';
+import { roundSeconds } from '../time.util';
+import {
+  EngineError,
+  type DiarizationSession,
+  type Diarizer,
+  type SpeakerHints,
+  type SpeakerTurn,
+  type TimeSpan,
+} from '../engine.types';
 import { renumberByFirstAppearance } from './speaker-turns';
 
 /**
@@ -20,7 +28,10 @@ export interface SherpaOnnxDiarizerSettings {
   minDurationOffSeconds: number;
 }
 
-export const DEFAULT_SHERPA_ONNX_DIARIZER_SETTINGS: Omit<SherpaOnnxDiarizerSettings, 'segmentationModelPath' | 'embeddingModelPath'> = {
+export const DEFAULT_SHERPA_ONNX_DIARIZER_SETTINGS: Omit<
+  SherpaOnnxDiarizerSettings,
+  'segmentationModelPath' | 'embeddingModelPath'
+> = {
   threads: 1,
   clusteringThreshold: 0.5,
   minDurationOnSeconds: 0.3,
@@ -67,11 +78,14 @@ export class DiarizerConfigurationError extends Error {
 }
 
 /** Names every missing model file; empty when all are present. */
-export function missingSherpaModels(settings: Pick<SherpaOnnxDiarizerSettings, 'segmentationModelPath' | 'embeddingModelPath'>): string[] {
+export function missingSherpaModels(
+  settings: Pick<SherpaOnnxDiarizerSettings, 'segmentationModelPath' | 'embeddingModelPath'>,
+): string[] {
   const problems: string[] = [];
   const check = (label: string, file: string): void => {
     if (!file) problems.push(`${label} model path is not configured`);
-    else if (!fs.existsSync(file) || !fs.statSync(file).isFile()) problems.push(`${label} model not found at ${file}`);
+    else if (!fs.existsSync(file) || !fs.statSync(file).isFile())
+      problems.push(`${label} model not found at ${file}`);
   };
   check('segmentation', settings.segmentationModelPath);
   check('speaker-embedding', settings.embeddingModelPath);
@@ -87,50 +101,145 @@ export class SherpaOnnxDiarizer implements Diarizer {
     private readonly loadModule: () => SherpaDiarizationModule = loadSherpaDiarizationModule,
   ) {}
 
-  async diarize(pcm: Pcm, speech: TimeSpan[], hints: SpeakerHints): Promise<SpeakerTurn[]> {
-    if (speech.length === 0) return [];
-    const engine = this.getEngine();
-    if (engine.sampleRate !== pcm.sampleRate) {
-      throw new EngineError('ENGINE_FAILED', `sherpa-onnx diarization expects ${engine.sampleRate} Hz audio, got ${pcm.sampleRate} Hz`);
-    }
-    const threshold = this.settings.clusteringThreshold;
-    let segments = this.run(engine, pcm, 'exact' in hints ? hints.exact : -1, threshold);
-    if ('min' in hints) {
-      // sherpa has no range option: cluster freely, then force the nearest bound when the count falls outside.
-      const found = new Set(segments.map((segment) => segment.speaker)).size;
-      const wanted = Math.min(Math.max(found, hints.min), hints.max);
-      if (wanted !== found) segments = this.run(engine, pcm, wanted, threshold);
-    }
-    return renumberByFirstAppearance(segments);
-  }
-
-  private run(engine: SherpaOfflineSpeakerDiarization, pcm: Pcm, clusters: number, threshold: number): SherpaDiarizationSegment[] {
-    try {
-      engine.setConfig({ clustering: { numClusters: clusters, threshold } });
-      return engine.process(pcm.samples);
-    } catch (error) {
-      throw new EngineError('ENGINE_FAILED', `sherpa-onnx diarization failed: ${(error as Error).message}`);
-    }
+  begin(hints: SpeakerHints): DiarizationSession {
+    return new SherpaOnnxDiarizationSession(hints, () => this.getEngine(), this.settings.clusteringThreshold);
   }
 
   private getEngine(): SherpaOfflineSpeakerDiarization {
     if (this.engine) return this.engine;
     const missing = missingSherpaModels(this.settings);
     // Missing models are a deployment fault; the error says which file so the operator can fix it.
-    if (missing.length > 0) throw new EngineError('ENGINE_FAILED', `sherpa-onnx diarization: ${missing.join('; ')}`);
+    if (missing.length > 0)
+      throw new EngineError('ENGINE_FAILED', `sherpa-onnx diarization: ${missing.join('; ')}`);
     const { threads } = this.settings;
     try {
       const module = this.loadModule();
       this.engine = new module.OfflineSpeakerDiarization({
-        segmentation: { pyannote: { model: this.settings.segmentationModelPath }, numThreads: threads, debug: 0, provider: 'cpu' },
-        embedding: { model: this.settings.embeddingModelPath, numThreads: threads, debug: 0, provider: 'cpu' },
+        segmentation: {
+          pyannote: { model: this.settings.segmentationModelPath },
+          numThreads: threads,
+          debug: 0,
+          provider: 'cpu',
+        },
+        embedding: {
+          model: this.settings.embeddingModelPath,
+          numThreads: threads,
+          debug: 0,
+          provider: 'cpu',
+        },
         clustering: { numClusters: -1, threshold: this.settings.clusteringThreshold },
         minDurationOn: this.settings.minDurationOnSeconds,
         minDurationOff: this.settings.minDurationOffSeconds,
       });
     } catch (error) {
-      throw new EngineError('ENGINE_FAILED', `sherpa-onnx diarization could not load its models: ${(error as Error).message}`);
+      throw new EngineError(
+        'ENGINE_FAILED',
+        `sherpa-onnx diarization could not load its models: ${(error as Error).message}`,
+      );
     }
     return this.engine;
+  }
+}
+
+/** The pipeline's audio format (Pcm). */
+const SAMPLE_RATE = 16000;
+
+/** A stretch's place in the concatenated audio and in the file. */
+interface Placement {
+  /** Seconds into the concatenated audio where the stretch starts. */
+  at: number;
+  /** Seconds into the file where it starts. */
+  offset: number;
+  duration: number;
+}
+
+/**
+ * sherpa-onnx clusters embeddings of the whole recording at once, so this session keeps a copy of every stretch's
+ * samples, back to back (the silences between stretches are left out), and runs at finish(). Unlike the
+ * classical session its memory grows with the audio fed: 4 bytes per sample, ≈ 64 kB per second of audio
+ * (230 MB per hour of stretches), doubled briefly while the buffer grows.
+ */
+class SherpaOnnxDiarizationSession implements DiarizationSession {
+  private buffer = new Float32Array(0);
+  private length = 0;
+  private readonly placements: Placement[] = [];
+  private heardSpeech = false;
+
+  constructor(
+    private readonly hints: SpeakerHints,
+    private readonly engine: () => SherpaOfflineSpeakerDiarization,
+    private readonly threshold: number,
+  ) {}
+
+  async add(samples: Float32Array, offset: number, speech: readonly TimeSpan[]): Promise<void> {
+    if (speech.length > 0) this.heardSpeech = true;
+    if (samples.length === 0) return;
+    // Loading the models here, on the first stretch, makes a broken setup fail before the file is recognised.
+    const engine = this.engine();
+    if (engine.sampleRate !== SAMPLE_RATE) {
+      throw new EngineError(
+        'ENGINE_FAILED',
+        `sherpa-onnx diarization expects ${engine.sampleRate} Hz audio, got ${SAMPLE_RATE} Hz`,
+      );
+    }
+    if (this.length + samples.length > this.buffer.length) {
+      const bigger = new Float32Array(Math.max(this.length + samples.length, this.buffer.length * 2));
+      bigger.set(this.buffer.subarray(0, this.length));
+      this.buffer = bigger;
+    }
+    // Copied, not referenced: the caller's array may be a view on a much larger buffer.
+    this.buffer.set(samples, this.length);
+    this.placements.push({
+      at: this.length / SAMPLE_RATE,
+      offset,
+      duration: samples.length / SAMPLE_RATE,
+    });
+    this.length += samples.length;
+  }
+
+  async finish(): Promise<SpeakerTurn[]> {
+    if (!this.heardSpeech) return [];
+    const engine = this.engine();
+    const audio = this.buffer.subarray(0, this.length);
+    const hints = this.hints;
+    let segments = this.run(engine, audio, 'exact' in hints ? hints.exact : -1);
+    if ('min' in hints) {
+      // sherpa has no range option: cluster freely, then force the nearest bound when the count falls outside.
+      const found = new Set(segments.map((segment) => segment.speaker)).size;
+      const wanted = Math.min(Math.max(found, hints.min), hints.max);
+      if (wanted !== found) segments = this.run(engine, audio, wanted);
+    }
+    this.buffer = new Float32Array(0);
+    return renumberByFirstAppearance(segments.flatMap((segment) => this.toFileTime(segment)));
+  }
+
+  private run(
+    engine: SherpaOfflineSpeakerDiarization,
+    audio: Float32Array,
+    clusters: number,
+  ): SherpaDiarizationSegment[] {
+    try {
+      engine.setConfig({ clustering: { numClusters: clusters, threshold: this.threshold } });
+      return engine.process(audio);
+    } catch (error) {
+      throw new EngineError('ENGINE_FAILED', `sherpa-onnx diarization failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** A segment of the concatenated audio, split where it crosses from one stretch into the next. */
+  private toFileTime(segment: SherpaDiarizationSegment): SherpaDiarizationSegment[] {
+    const pieces: SherpaDiarizationSegment[] = [];
+    for (const { at, offset, duration } of this.placements) {
+      const start = Math.max(segment.start, at);
+      const end = Math.min(segment.end, at + duration);
+      if (end > start) {
+        pieces.push({
+          start: roundSeconds(offset + start - at),
+          end: roundSeconds(offset + end - at),
+          speaker: segment.speaker,
+        });
+      }
+    }
+    return pieces;
   }
 }
