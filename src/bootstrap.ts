@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { AppModule } from './app.module';
+import { applyIdleTimeouts, idleRequestTimeout } from './common/http/idle-timeouts';
+import { enableConfiguredCors, securityHeaders } from './common/http/security-headers';
 import { literalUndecodablePath } from './common/http/undecodable-path';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter';
 import { ProblemException } from './common/problem/problem.exception';
@@ -40,6 +42,10 @@ export async function createHttpApp(config: AppConfig): Promise<INestApplication
     logger: logLevels(config),
   });
   app.disable('x-powered-by');
+  applyIdleTimeouts(app.getHttpServer(), config);
+  app.use(idleRequestTimeout(config));
+  app.use(securityHeaders);
+  enableConfiguredCors(app, config);
   app.use(literalUndecodablePath);
   app.useGlobalFilters(new ProblemDetailsFilter(config));
   app.useGlobalPipes(validationPipe());

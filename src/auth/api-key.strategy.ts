@@ -8,9 +8,13 @@ import { Principal } from './principal';
 export const API_KEY_HEADER_STRATEGY = 'api-key-header';
 export const API_KEY_BEARER_STRATEGY = 'api-key-bearer';
 
+/**
+ * A revoked key gets the unknown key's answer word for word: the answer must not tell whoever holds a leaked
+ * key that it once existed. An expired key says so, since expiry is the owner's own schedule (documented).
+ */
 const REJECTION_DETAIL = {
   unknown: 'The API key is not known.',
-  revoked: 'The API key has been revoked.',
+  revoked: 'The API key is not known.',
   expired: 'The API key has expired.',
 } as const;
 

@@ -14,11 +14,14 @@ export const JWT_STRATEGY = 'jwt';
 interface JwtClaims {
   sub?: unknown;
   exp?: unknown;
+  iat?: unknown;
 }
 
 /** HS256 only: `alg: none` and every other algorithm fail signature verification. */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
+  private readonly maxLifetimeSeconds: number;
+
   constructor(
     config: AppConfig,
     @InjectRepository(User) private readonly users: Repository<User>,
@@ -29,11 +32,23 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
       algorithms: ['HS256'],
       ignoreExpiration: false,
     });
+    this.maxLifetimeSeconds = config.JWT_MAX_LIFETIME_SECONDS;
   }
 
   async validate(claims: JwtClaims): Promise<Principal> {
     if (typeof claims.exp !== 'number') {
       throw new ProblemException('invalid-token', 'The token has no expiry (`exp` claim).');
+    }
+    // A session token is short-lived by rule: one signed for years (a leaked secret, a careless script) is
+    // refused even before it expires, and without `iat` its lifetime cannot be known.
+    if (typeof claims.iat !== 'number') {
+      throw new ProblemException('invalid-token', 'The token has no issue time (`iat` claim).');
+    }
+    if (claims.exp - claims.iat > this.maxLifetimeSeconds) {
+      throw new ProblemException(
+        'invalid-token',
+        `The token's lifetime (exp − iat) exceeds the maximum of ${this.maxLifetimeSeconds} s.`,
+      );
     }
     if (typeof claims.sub !== 'string' || !isUuid(claims.sub)) {
       throw new ProblemException('invalid-token', 'The token subject (`sub`) is not a user id.');

@@ -8,6 +8,12 @@ export class TokenService {
   constructor(private readonly config: AppConfig) {}
 
   issue(userId: string, ttlSeconds = 3600): { token: string; expiresAt: string } {
+    // The strategy would refuse the token on every call: say so at issue time instead.
+    if (ttlSeconds > this.config.JWT_MAX_LIFETIME_SECONDS) {
+      throw new RangeError(
+        `A session token lives at most JWT_MAX_LIFETIME_SECONDS=${this.config.JWT_MAX_LIFETIME_SECONDS} s.`,
+      );
+    }
     const token = sign({}, this.config.JWT_SECRET, {
       algorithm: 'HS256',
       subject: userId,

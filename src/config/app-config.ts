@@ -11,6 +11,10 @@ import {
   Min,
   MinLength,
   ValidateIf,
+  ValidationArguments,
+  Validate,
+  ValidatorConstraint,
+  ValidatorConstraintInterface,
   validateSync,
 } from 'class-validator';
 
@@ -28,6 +32,32 @@ export type ProcessRole = (typeof PROCESS_ROLES)[number];
 
 export const STORAGE_DRIVERS = ['local', 's3'] as const;
 export type StorageDriver = (typeof STORAGE_DRIVERS)[number];
+
+export const NODE_ENVIRONMENTS = ['production', 'development', 'test'] as const;
+export type NodeEnvironment = (typeof NODE_ENVIRONMENTS)[number];
+
+/** The JWT_SECRET of .env.example: anyone can forge session tokens with it, so only development/test accept it. */
+export const JWT_SECRET_PLACEHOLDER = 'change-me-to-a-long-random-secret-of-32-chars-or-more';
+
+@ValidatorConstraint({ name: 'notThePlaceholderSecret' })
+class NotThePlaceholderSecret implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    const environment = (args.object as AppConfig).NODE_ENV;
+    return value !== JWT_SECRET_PLACEHOLDER || environment === 'development' || environment === 'test';
+  }
+
+  defaultMessage(): string {
+    return 'JWT_SECRET is the .env.example placeholder; set a random secret (only NODE_ENV=development or test may use it)';
+  }
+}
+
+const toList = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '')
+    : value;
 
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
@@ -64,9 +94,49 @@ export class AppConfig {
   @MinLength(1)
   REDIS_PREFIX = 'stt';
 
+  /** production (the default) | development | test. Only development and test accept the placeholder JWT_SECRET. */
+  @IsIn(NODE_ENVIRONMENTS)
+  NODE_ENV: NodeEnvironment = 'production';
+
   @IsString()
   @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters' })
+  @Validate(NotThePlaceholderSecret)
   JWT_SECRET: string;
+
+  /** Longest session JWT accepted, `exp` − `iat` in seconds; a longer-lived (or `iat`-less) token is 401. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  JWT_MAX_LIFETIME_SECONDS = 86_400;
+
+  /**
+   * Origins (`https://app.example`, comma-separated) allowed to call the API from a browser. Empty, the
+   * default: no CORS headers at all, so browsers keep other sites' pages from reading any answer.
+   */
+  @Transform(toList)
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { each: true })
+  CORS_ORIGINS: string[] = [];
+
+  /**
+   * A connection that sends nothing for this long while its request (headers or body) is incomplete is
+   * answered 408 `request-timeout` and closed; a steady slow upload keeps it alive however long it takes.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  HTTP_IDLE_TIMEOUT_MS = 30_000;
+
+  /** The whole request head must arrive within this time (Node's headersTimeout; slowloris trickles). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  HTTP_HEADERS_TIMEOUT_MS = 20_000;
+
+  /** Upper bound on receiving one whole request, body included (Node's requestTimeout; 0 = none). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  HTTP_REQUEST_TIMEOUT_MS = 3_600_000;
 
   @IsString()
   @MinLength(1)

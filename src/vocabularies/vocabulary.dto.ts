@@ -3,11 +3,11 @@ import {
   ArrayMinSize,
   IsArray,
   IsString,
-  Length,
   MinLength,
   NotContains,
   ValidateIf,
 } from 'class-validator';
+import { CodePointLength } from '../common/validation/stored-text';
 
 /** PostgreSQL text and jsonb cannot hold NUL; refused as a validation error instead of failing the insert. */
 const NoNul = (each = false) =>
@@ -21,7 +21,7 @@ const IfPresent = () => ValidateIf((_object: object, value: unknown) => value !=
 
 export class CreateVocabularyDto {
   @IsString()
-  @Length(1, 100)
+  @CodePointLength(1, 100)
   @NoNul()
   name: string;
 
@@ -38,7 +38,7 @@ export class CreateVocabularyDto {
 export class UpdateVocabularyDto {
   @IfPresent()
   @IsString()
-  @Length(1, 100)
+  @CodePointLength(1, 100)
   @NoNul()
   name?: string;
 

@@ -25,6 +25,12 @@ export function toWebhookEndpointView(endpoint: WebhookEndpoint): WebhookEndpoin
   };
 }
 
+/**
+ * Every event is POSTed to every endpoint of the workspace that subscribes to it: the cap bounds the fan-out
+ * of one job to a few outgoing requests (issue 9). 422 `webhook-endpoint-limit` beyond it.
+ */
+export const MAX_WEBHOOK_ENDPOINTS_PER_WORKSPACE = 10;
+
 export function generateSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }
@@ -43,15 +49,28 @@ export class WebhookEndpointsService {
   async create(workspaceId: string, input: CreateWebhookEndpointDto): Promise<WebhookEndpoint> {
     const verdict = await this.targets.check(input.url);
     if (!verdict.allowed) throw ProblemException.field('url', `url ${verdict.reason}`);
-    return this.endpoints.save(
-      this.endpoints.create({
-        workspaceId,
-        url: input.url,
-        events: input.events,
-        secret: generateSigningSecret(),
-        isActive: true,
-      }),
-    );
+    return this.endpoints.manager.transaction(async (manager) => {
+      // Creations of one workspace take turns (a transaction-scoped advisory lock), so concurrent requests
+      // cannot each count 9 and end at 11. The workspace row itself is not locked: balances update it.
+      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`webhook-endpoints:${workspaceId}`]);
+      const existing = await manager.count(WebhookEndpoint, { where: { workspaceId } });
+      if (existing >= MAX_WEBHOOK_ENDPOINTS_PER_WORKSPACE) {
+        throw new ProblemException(
+          'webhook-endpoint-limit',
+          `A workspace has at most ${MAX_WEBHOOK_ENDPOINTS_PER_WORKSPACE} webhook endpoints; delete one first.`,
+          { limit: MAX_WEBHOOK_ENDPOINTS_PER_WORKSPACE },
+        );
+      }
+      return manager.save(
+        manager.create(WebhookEndpoint, {
+          workspaceId,
+          url: input.url,
+          events: input.events,
+          secret: generateSigningSecret(),
+          isActive: true,
+        }),
+      );
+    });
   }
 
   async delete(workspaceId: string, id: string): Promise<void> {

@@ -14,6 +14,15 @@ function hasBody(request: Request): boolean {
 @Injectable()
 export class JsonContentTypeMiddleware implements NestMiddleware {
   use(request: Request, _response: Response, next: NextFunction): void {
+    // Uploads are stored and probed as sent; a compressed body would be stored compressed (JSON bodies are
+    // inflated by the body parser, which answers 400 when the bytes are not what the header says).
+    const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+    if (isUploadRequest(request) && encoding && encoding !== 'identity') {
+      throw new ProblemException(
+        'unsupported-media-type',
+        `Uploads are accepted without Content-Encoding, not ${encoding}.`,
+      );
+    }
     if (
       BODY_METHODS.has(request.method) &&
       !isUploadRequest(request) &&

@@ -46,19 +46,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    const { status, title } = PROBLEM_CATALOGUE[problem.slug];
-    for (const [name, value] of Object.entries(problem.headers)) response.setHeader(name, value);
-    response.setHeader('Cache-Control', 'no-store');
-    response
-      .status(status)
-      .type('application/problem+json')
-      .json({
-        type: `${this.config.ERRORS_BASE_URL}/${problem.slug}`,
-        title,
-        status,
-        detail: problem.detail,
-        ...problem.extensions,
-      });
+    sendProblem(response, this.config, problem);
   }
 
   private toProblem(exception: unknown): ProblemException {
@@ -70,6 +58,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const bodyParserType = (exception as { type?: unknown } | null)?.type;
     if (typeof bodyParserType === 'string' && SLUG_BY_BODY_PARSER_TYPE[bodyParserType]) {
       const slug = SLUG_BY_BODY_PARSER_TYPE[bodyParserType];
+      // Our own checks of the raw body (json-body.middleware) word their refusal for the client.
+      if (bodyParserType === 'entity.verify.failed' && exception instanceof Error) {
+        return new ProblemException(slug, exception.message);
+      }
       return new ProblemException(slug, bodyParserDetail(slug));
     }
     if (isInfrastructureOutage(exception)) {
@@ -100,6 +92,29 @@ export class ProblemDetailsFilter implements ExceptionFilter {
         return exception.message;
     }
   }
+}
+
+/**
+ * Writes `problem` as `application/problem+json`; also used outside the filter (idle timeouts), where the
+ * request never reached a route. Problems are never stored by caches.
+ */
+export function sendProblem(response: Response, config: AppConfig, problem: ProblemException): void {
+  const { status, title } = PROBLEM_CATALOGUE[problem.slug];
+  for (const [name, value] of Object.entries(problem.headers)) response.setHeader(name, value);
+  // Authenticated answers already carry `private, no-store` (security-headers.ts); keep that.
+  if (!String(response.getHeader('Cache-Control') ?? '').includes('no-store')) {
+    response.setHeader('Cache-Control', 'no-store');
+  }
+  response
+    .status(status)
+    .type('application/problem+json')
+    .json({
+      type: `${config.ERRORS_BASE_URL}/${problem.slug}`,
+      title,
+      status,
+      detail: problem.detail,
+      ...problem.extensions,
+    });
 }
 
 function bodyParserDetail(slug: ProblemSlug): string {

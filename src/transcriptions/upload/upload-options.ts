@@ -1,5 +1,6 @@
 import { isUuid } from '../../common/http/resource-id.pipe';
 import { ProblemException } from '../../common/problem/problem.exception';
+import { unstorableTextReason } from '../../common/validation/stored-text';
 import type { ModelTier, SpeakerHints } from '../../engine/engine.types';
 import { LANGUAGE_CODES } from '../../languages/languages';
 import { MODEL_TIERS } from '../transcription.entity';
@@ -33,6 +34,10 @@ export function parseUploadOptions(fields: Record<string, string>): UploadOption
     throw ProblemException.validation({
       fieldErrors: Object.fromEntries(unknown.map((name) => [name, [`${name} is not a known field`]])),
     });
+  }
+  for (const [name, value] of Object.entries(fields)) {
+    const unstorable = unstorableTextReason(value);
+    if (unstorable) throw ProblemException.field(name, `${name} ${unstorable}`);
   }
   return {
     model: parseModel(fields.model),
@@ -82,6 +87,9 @@ function parseVocabulary(raw: string | undefined): string[] {
     words = raw.split(',');
   }
   const cleaned = (words as string[]).map((word) => word.trim()).filter((word) => word.length > 0);
+  // `["\ud800"]` parses to a lone surrogate, which the jsonb column refuses (a 500 before).
+  const unstorable = cleaned.map(unstorableTextReason).find((reason) => reason !== null);
+  if (unstorable) throw ProblemException.field('vocabulary', `each vocabulary word ${unstorable}`);
   if (cleaned.length > MAX_VOCABULARY_WORDS) {
     throw ProblemException.field('vocabulary', `vocabulary has more than ${MAX_VOCABULARY_WORDS} words`);
   }

@@ -1,0 +1,64 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import { AppConfig } from '../../config/app-config';
+import { requestPath } from './request-path';
+
+/**
+ * The interactive reference (swagger-ui) loads its scripts, styles and the contract from this origin and
+ * uses inline styles and data: images; nothing may frame it (clickjacking).
+ */
+const DOCS_POLICY = [
+  "default-src 'self'",
+  "img-src 'self' data:",
+  "style-src 'self' 'unsafe-inline'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+/** Everything else is data, never a page: it may load nothing and be framed by nobody. */
+const API_POLICY = "default-src 'none'; frame-ancestors 'none'";
+
+/**
+ * Headers of every response, set before anything can answer (routes, the problem filter, /docs, 404s):
+ * `nosniff` so a browser never runs a JSON or problem body as script or HTML, a CSP, and for a request that
+ * carries a credential `Cache-Control: private, no-store` (a workspace's data must not be kept by shared or
+ * browser caches). Handlers that know better (the SSE stream, the public language list) set their own.
+ */
+export function securityHeaders(request: Request, response: Response, next: NextFunction): void {
+  response.setHeader('X-Content-Type-Options', 'nosniff');
+  const path = requestPath(request);
+  if (path === '/docs' || path.startsWith('/docs/')) {
+    response.setHeader('Content-Security-Policy', DOCS_POLICY);
+    response.setHeader('X-Frame-Options', 'DENY');
+  } else {
+    response.setHeader('Content-Security-Policy', API_POLICY);
+  }
+  if (request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined) {
+    response.setHeader('Cache-Control', 'private, no-store');
+  }
+  next();
+}
+
+/**
+ * Cross-origin access only for the origins an operator lists in CORS_ORIGINS; with none (the default) no
+ * Access-Control-* header is ever sent and browsers keep other sites from reading any answer.
+ */
+export function enableConfiguredCors(app: NestExpressApplication, config: AppConfig): void {
+  if (config.CORS_ORIGINS.length === 0) return;
+  app.enableCors({
+    origin: config.CORS_ORIGINS,
+    methods: ['GET', 'POST', 'PUT', 'DELETE'],
+    allowedHeaders: ['Authorization', 'X-API-KEY', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID'],
+    exposedHeaders: [
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
+      'Retry-After',
+      'Content-Disposition',
+    ],
+    maxAge: 600,
+  });
+}
