@@ -369,6 +369,35 @@ async function longFile(clips: Clip[], directory: string, service: ServiceTarget
       fixed(decode / duration, 4),
     ],
   ];
+  // Issue 8: one job on every core. The same engine child process with one recogniser vs a pool of two,
+  // measured back to back in this run (the machine's load is printed with them).
+  const byParallelism = new Map<number, number>();
+  for (const parallelism of [1, 2]) {
+    const runner = new EngineRunner({ ...defaultEngineSettings(), parallelism });
+    const load = os.loadavg()[0];
+    started = process.hrtime.bigint();
+    const result = await runner.run(request(mp3));
+    const took = seconds(started);
+    byParallelism.set(parallelism, took);
+    rows.push([
+      `engine child, ENGINE_PARALLELISM=${parallelism} (${result.words.length} words; load ${fixed(load)} at start)`,
+      fixed(duration),
+      fixed(took),
+      fixed(took / duration, 3),
+    ]);
+  }
+  rows.push([
+    'ratio parallelism 2 / 1 (target ≤ 0.6)',
+    '',
+    fixed((byParallelism.get(2) ?? NaN) / (byParallelism.get(1) ?? NaN)),
+    '',
+  ]);
+  rows.push([
+    'seconds per audio minute, parallelism 2 (target ≤ 10 when idle)',
+    '',
+    fixed(((byParallelism.get(2) ?? NaN) / duration) * 60),
+    '',
+  ]);
   if (service) {
     const wav = path.join(directory, 'ten-minutes.wav');
     toWav(mp3, wav);

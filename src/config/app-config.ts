@@ -279,10 +279,66 @@ export class AppConfig {
   @IsString()
   VAD_MODEL_PATH?: string;
 
+  /** The engine's deadline for a job: this base plus ENGINE_TIMEOUT_PER_AUDIO_MINUTE_MS per minute of audio. */
   @Transform(toInt)
   @IsInt()
   @Min(1000)
-  ENGINE_TIMEOUT_MS = 30 * 60 * 1000;
+  ENGINE_TIMEOUT_MS = 10 * 60 * 1000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  ENGINE_TIMEOUT_PER_AUDIO_MINUTE_MS = 60 * 1000;
+
+  /**
+   * Chunks recognised at once inside one job (recogniser threads, or concurrent requests to whisper.cpp).
+   * Unset: CPU cores ÷ WORKER_CONCURRENCY, at least 1, so a worker's jobs together use every core.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  ENGINE_PARALLELISM?: number;
+
+  /** Longer audio is refused at upload (422 on `file`) and, if its header understated it, fails while decoding. */
+  @Transform(toFloat)
+  @IsNumber()
+  @Min(0.01)
+  MAX_AUDIO_DURATION_HOURS = 12;
+
+  /**
+   * Where `models:pull` installs model files and where tiers look for them (whisper.cpp ggml files and the
+   * sherpa-onnx diarization models). Nothing is ever downloaded implicitly.
+   */
+  @IsString()
+  @MinLength(1)
+  MODELS_DIR = './var/models';
+
+  /**
+   * Base URL of a mirror serving models under the official path layout (`<url>/<origin path>`, e.g.
+   * `<url>/ggerganov/whisper.cpp/resolve/main/ggml-base.bin`). Unset: each model's official URL.
+   */
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  MODELS_SOURCE_URL?: string;
+
+  /** JSON file of extra catalogue entries (private models on a mirror); each must pin its checksum. */
+  @IsOptional()
+  @IsString()
+  MODELS_EXTRA_CATALOGUE?: string;
+
+  /** `models:pull` gives up when name lookup + TCP + TLS take longer, so it never hangs without internet. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  MODELS_CONNECT_TIMEOUT_MS = 5000;
+
+  /** `models:pull` counts a connection that sends nothing for this long as cut (the partial file is kept). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  MODELS_IDLE_TIMEOUT_MS = 30_000;
 
   /**
    * The ggml Whisper model of every tier that has no WHISPER_CPP_MODEL_<TIER>: a catalogue name installed in

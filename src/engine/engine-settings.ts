@@ -1,6 +1,11 @@
 import * as path from 'node:path';
 import type { DiarizationSettings } from './diarization/diarizer-factory';
 import type { ModelTier } from './engine.types';
+import {
+  DEFAULT_POCKETSPHINX_SEARCH_PRESET,
+  POCKETSPHINX_SEARCH_PRESETS,
+  type PocketSphinxSearchSettings,
+} from './pocketsphinx/search-presets';
 import type { OpenAiCompatibleRecognizerSettings } from './openai-compatible/openai-compatible.settings';
 import type { WhisperCppRecognizerSettings } from './whisper-cpp/whisper-cpp.settings';
 
@@ -43,6 +48,8 @@ export interface PocketSphinxSettings {
    * words (1000 gives a unigram probability near 1/134, about that of a common word).
    */
   vocabularyWeight: number;
+  /** Beam widths and pruning of the decoder's search; see pocketsphinx/search-presets.ts for the measured sets. */
+  search: PocketSphinxSearchSettings;
 }
 
 /** Settings of the other recognisers live with them; these sections are passed to them unchanged. */
@@ -63,10 +70,24 @@ export interface EngineSettings {
   speech: SpeechDetectionSettings;
   pocketsphinx: PocketSphinxSettings;
   openaiCompatible?: OpenAiCompatibleSettings;
-  /** Whole-job limit for the engine child process. */
-  timeoutMs: number;
+  /** Chunks recognised at once within one job (recogniser threads, or concurrent requests to a server). */
+  parallelism: number;
+  /** Longer audio fails with AUDIO_TOO_LONG (stated duration before decoding, decoded duration while decoding). */
+  maxAudioSeconds: number;
+  /** The engine child's deadline: a base plus an allowance per minute of audio, so long files are not cut off. */
+  timeout: EngineTimeoutSettings;
   /** Test-only: makes the engine child call process.abort() to prove crash isolation. */
   crashForTesting?: boolean;
+}
+
+export interface EngineTimeoutSettings {
+  baseMs: number;
+  perAudioMinuteMs: number;
+}
+
+/** The deadline of a job whose audio lasts `audioSeconds` (null: not known yet, the base only). */
+export function engineDeadlineMs(timeout: EngineTimeoutSettings, audioSeconds: number | null): number {
+  return timeout.baseMs + Math.ceil(((audioSeconds ?? 0) / 60) * timeout.perAudioMinuteMs);
 }
 
 const POCKETSPHINX_MODEL_DIRECTORY = '/usr/share/pocketsphinx/model/en-us';
@@ -101,7 +122,10 @@ export function defaultEngineSettings(): EngineSettings {
       languageModelPath: `${POCKETSPHINX_MODEL_DIRECTORY}/en-us.lm.bin`,
       dictionaryPath: `${POCKETSPHINX_MODEL_DIRECTORY}/cmudict-en-us.dict`,
       vocabularyWeight: 1000,
+      search: POCKETSPHINX_SEARCH_PRESETS[DEFAULT_POCKETSPHINX_SEARCH_PRESET],
     },
-    timeoutMs: 30 * 60 * 1000,
+    parallelism: 1,
+    maxAudioSeconds: 12 * 3600,
+    timeout: { baseMs: 10 * 60 * 1000, perAudioMinuteMs: 60 * 1000 },
   };
 }

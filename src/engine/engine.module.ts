@@ -1,10 +1,16 @@
 import { Logger, Module } from '@nestjs/common';
+import { availableParallelism } from 'node:os';
 import { AppConfig } from '../config/app-config';
 import type { ModelTier } from './engine.types';
 import { defaultEngineSettings, EngineSettings, TierEngineSettings } from './engine-settings';
 import { EngineRunner } from './runner/engine-runner';
 import { EngineTiers, MODEL_TIER_ORDER, resolveEngineTiers, type ResolvedTier } from './tiers/engine-tiers';
 import { whisperServerPath } from './whisper-cpp/whisper-cpp.settings';
+
+/** Chunks per job recognised at once: configured, or the cores shared among the worker's concurrent jobs. */
+export function engineParallelism(config: AppConfig, cores: number = availableParallelism()): number {
+  return config.ENGINE_PARALLELISM ?? Math.max(1, Math.floor(cores / config.WORKER_CONCURRENCY));
+}
 
 /** Engine settings from the validated config and the boot-time tier resolution, on top of the Debian defaults. */
 export function engineSettingsFrom(
@@ -39,7 +45,12 @@ export function engineSettingsFrom(
           timeoutMs: config.OPENAI_STT_TIMEOUT_MS,
         }
       : undefined,
-    timeoutMs: config.ENGINE_TIMEOUT_MS,
+    parallelism: engineParallelism(config),
+    maxAudioSeconds: config.MAX_AUDIO_DURATION_HOURS * 3600,
+    timeout: {
+      baseMs: config.ENGINE_TIMEOUT_MS,
+      perAudioMinuteMs: config.ENGINE_TIMEOUT_PER_AUDIO_MINUTE_MS,
+    },
   };
 }
 
