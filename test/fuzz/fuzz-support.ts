@@ -280,6 +280,10 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
     '\uFEFF',
     '\u202E\u0041',
     '🎙️🔥',
+    // Issue 9: 100 characters to class-validator, 200 code points to PostgreSQL; lone surrogates.
+    '❤️'.repeat(100),
+    '\ud800',
+    'a\udc00b',
     'ä'.repeat(300),
     "' OR 1=1 --",
     '${jndi:ldap://x}',
@@ -314,6 +318,15 @@ export const wrongJson: fc.Arbitrary<unknown> = fc.oneof(
     { __proto__: { admin: true } },
   ),
 );
+
+/** `members` object members as raw JSON: in one object, or spread over objects of three inside an array. */
+export function memberBomb(members: number, shape: 'one' | 'spread'): string {
+  if (shape === 'one') {
+    return `{${Array.from({ length: members }, (_, index) => `"k${index.toString(36)}":0`).join(',')}}`;
+  }
+  const objects = Array.from({ length: Math.ceil(members / 3) }, () => '{"a":1,"b":2,"c":3}');
+  return `{"name":"x","words":[${objects.join(',')}]}`;
+}
 
 /** `[[[[…]]]]` and `{"a":{"a":…}}` nesting bombs, as raw text (JSON.stringify would itself recurse). */
 export function nestingBomb(depth: number, kind: 'array' | 'object'): string {

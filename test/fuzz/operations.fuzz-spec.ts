@@ -21,6 +21,7 @@ import {
   fuzzParameters,
   jsonBodySchema,
   nastyString,
+  memberBomb,
   nestingBomb,
   privateStorageDir,
   queryParameters,
@@ -50,7 +51,7 @@ type BodyChoice =
   | { kind: 'none' }
   | { kind: 'valid'; value: unknown }
   | { kind: 'mutated'; value: unknown }
-  | { kind: 'raw'; text: string; contentType: string; why: string };
+  | { kind: 'raw'; text: string; contentType: string; why: string; encoding?: string };
 
 interface FuzzRequest {
   auth: AuthChoice;
@@ -252,6 +253,40 @@ function bodyArbitrary(route: SpecRoute): fc.Arbitrary<BodyChoice> {
       .map(([depth, kind]) =>
         raw(nestingBomb(depth, kind), 'application/json', `nesting bomb ${kind} ${depth}`),
       ),
+    // Issue 9: member bombs (131,000 keys blocked the event loop for 12.6 s), spread or in one object.
+    fc
+      .tuple(fc.constantFrom(1_001, 20_000, 131_000), fc.constantFrom<'one' | 'spread'>('one', 'spread'))
+      .map(([members, shape]) =>
+        raw(memberBomb(members, shape), 'application/json', `${members} members, ${shape}`),
+      ),
+    // Issue 9: escaped lone surrogates (PostgreSQL jsonb refuses them) in values and keys, and a name of 100
+    // emoji with variation selectors (100 characters to a validator, 200 to a varchar(100)).
+    fc
+      .constantFrom(
+        '{"name":"\\ud800","words":["a"]}',
+        '{"name":"x","words":["\\udc00"]}',
+        '{"name":"x","words":["a\\ud83c"],"url":"http://x/\\ud800","events":["balance.low"]}',
+        '{"\\udfff":1}',
+        JSON.stringify({ name: '❤️'.repeat(100), words: ['a'] }),
+        JSON.stringify({ url: `http://127.0.0.1/${'❤️'.repeat(100)}`, events: ['balance.low'] }),
+      )
+      .map((text) => raw(text, 'application/json', 'lone surrogate or wide characters')),
+    // Issue 9: a Content-Encoding the bytes do not have.
+    fc
+      .tuple(fc.constantFrom('gzip', 'deflate', 'br', 'x-unknown'), fc.jsonValue({ maxDepth: 2 }))
+      .map(([encoding, value]): BodyChoice => ({
+        ...(raw(
+          JSON.stringify(value) ?? 'null',
+          'application/json',
+          `Content-Encoding ${encoding} on plain JSON`,
+        ) as {
+          kind: 'raw';
+          text: string;
+          contentType: string;
+          why: string;
+        }),
+        encoding,
+      })),
     fc
       .constantFrom(1_100_000, 2_000_000)
       .map((size) =>
@@ -464,6 +499,7 @@ describe('Contract fuzzing of every operation (paths, queries, headers, JSON bod
     };
     const body = request.body;
     if (body.kind === 'raw') headers['Content-Type'] = body.contentType;
+    if (body.kind === 'raw' && body.encoding) headers['Content-Encoding'] = body.encoding;
     if (body.kind === 'valid' || body.kind === 'mutated') headers['Content-Type'] = 'application/json';
     if (body.kind === 'none') delete headers['Content-Type'];
     for (const [name, value] of Object.entries(headers)) {

@@ -55,7 +55,18 @@ const fieldValue = fc.oneof(
     '-1',
     '1.5',
   ),
-  fc.constantFrom('["Kubernetes","Grüezi"]', '[1,2]', '[', '{"a":1}', 'a,b,,c', 'x\u0000y', '[""]'),
+  fc.constantFrom(
+    '["Kubernetes","Grüezi"]',
+    '[1,2]',
+    '[',
+    '{"a":1}',
+    'a,b,,c',
+    'x\u0000y',
+    '[""]',
+    // Issue 9: NUL and lone surrogates reaching the vocabulary through JSON escapes.
+    '["be\\u0000ta"]',
+    '["\\ud800"]',
+  ),
   nastyString,
   fc.uuid(),
 );
