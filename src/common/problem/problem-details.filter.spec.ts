@@ -11,6 +11,9 @@ class RecordingResponse {
   setHeader(name: string, value: string): void {
     this.headers[name.toLowerCase()] = value;
   }
+  getHeader(name: string): string | undefined {
+    return this.headers[name.toLowerCase()];
+  }
   status(code: number): this {
     this.statusCode = code;
     return this;
