@@ -16,19 +16,18 @@ export function isSpecialToken(text: string): boolean {
 
 /**
  * Joins BPE tokens into words: a token that begins with whitespace starts a new word, any other token
- * (a sub-word piece, trailing punctuation) extends the current one. `decode` turns the joined text into the
- * final string; whisper-cli's JSON carries raw bytes, so a character split over two tokens is only decodable
- * after joining.
+ * (a sub-word piece, trailing punctuation) extends the current one. (whisper-server already joins the
+ * pieces of a character split over two tokens, so each token's text is valid UTF-8.)
  */
-export function mergeTokensIntoWords(
-  tokens: readonly TimedToken[],
-  decode: (joined: string) => string = (s) => s,
-): RecognizedWord[] {
+export function mergeTokensIntoWords(tokens: readonly TimedToken[]): RecognizedWord[] {
   const words: RecognizedWord[] = [];
   const pending: TimedToken[] = [];
   const flush = (): void => {
     if (pending.length === 0) return;
-    const word = decode(pending.map((t) => t.text).join('')).trim();
+    const word = pending
+      .map((t) => t.text)
+      .join('')
+      .trim();
     const start = pending[0].start;
     const end = Math.max(start, ...pending.map((t) => t.end));
     if (word !== '') words.push({ word, start, end });
