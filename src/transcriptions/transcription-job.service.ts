@@ -65,7 +65,14 @@ export class TranscriptionJobService {
             vocabulary: transcription.vocabulary,
             speakers: transcription.speakerHints,
           },
-          { signal: controller.signal, onProgress: (percent) => progress.report(percent) },
+          {
+            signal: controller.signal,
+            onProgress: (percent) => progress.report(percent),
+            onUsage: (usage) =>
+              this.logger.log(
+                `Transcription ${transcriptionId} attempt ${attempt.number}: engine peak memory ${Math.round(usage.peakRssBytes / 1048576)} MB, CPU ${usage.cpuSeconds.toFixed(1)} s`,
+              ),
+          },
         ),
       );
       const finished = await this.complete(transcriptionId, result);

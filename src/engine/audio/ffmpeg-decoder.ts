@@ -99,8 +99,13 @@ export async function* decodePcmStream(
         offset = 1;
       }
       const whole = offset + Math.floor((bytes.length - offset) / 2) * 2;
-      for (let index = offset; index < whole; index += 2)
-        samples[length++] = bytes.readInt16LE(index) / 32768;
+      const pairs = (whole - offset) / 2;
+      // An aligned view reads the little-endian samples at once (x86 and ARM hosts are little-endian).
+      const view =
+        (bytes.byteOffset + offset) % 2 === 0
+          ? new Int16Array(bytes.buffer, bytes.byteOffset + offset, pairs)
+          : new Int16Array(Uint8Array.prototype.slice.call(bytes, offset, whole).buffer);
+      for (let index = 0; index < pairs; index++) samples[length++] = view[index] / 32768;
       if (whole < bytes.length) carry = bytes[whole];
       if (length > 0) yield samples.subarray(0, length);
     }

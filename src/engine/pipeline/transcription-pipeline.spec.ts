@@ -47,7 +47,7 @@ describe('TranscriptionPipeline', () => {
     const result = await pipeline.run(request('pocketsphinx/goforward.wav'), {
       onProgress: (percent, stage) => progress.push([percent, stage]),
     });
-    expect(result.text).toBe('go forward ten meters');
+    expect(result.text).toBe('Go forward ten meters.');
     expect(result.detectedLanguage).toBe('en');
     expect(result.duration).toBeCloseTo(2.786, 2);
     expect(result.speakerCount).toBe(1);

@@ -19,6 +19,14 @@ function send(message: EngineChildMessage): Promise<void> {
   });
 }
 
+function sendUsage(): Promise<void> {
+  const usage = process.resourceUsage();
+  return send({
+    type: 'usage',
+    usage: { peakRssBytes: usage.maxRSS * 1024, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 },
+  });
+}
+
 async function runJob({ request, settings }: EngineJobMessage): Promise<void> {
   if (settings.crashForTesting) process.abort();
   let recognizer;
@@ -34,10 +42,12 @@ async function runJob({ request, settings }: EngineJobMessage): Promise<void> {
       onProgress: (percent, stage) => void send({ type: 'progress', percent, stage }),
       onDuration: (seconds) => void send({ type: 'duration', seconds }),
     });
+    await sendUsage();
     await send({ type: 'result', result });
   } catch (error) {
     const code = error instanceof EngineError ? error.code : 'ENGINE_FAILED';
     const message = error instanceof Error ? error.message : String(error);
+    await sendUsage();
     await send({ type: 'error', error: { code, message } });
   } finally {
     await recognizer?.close();

@@ -8,10 +8,18 @@ export interface EngineJobMessage {
   settings: EngineSettings;
 }
 
+/** What one job cost the engine child process, reported before its result or error. */
+export interface EngineUsage {
+  /** Peak resident memory of the engine child (its threads included; ffmpeg is a process of its own). */
+  peakRssBytes: number;
+  cpuSeconds: number;
+}
+
 /** Child → parent. */
 export type EngineChildMessage =
   | { type: 'progress'; percent: number; stage: PipelineStage }
   | { type: 'duration'; seconds: number }
+  | { type: 'usage'; usage: EngineUsage }
   | { type: 'result'; result: TranscribeResult }
   | { type: 'error'; error: { code: EngineErrorCode; message: string } };
 
@@ -32,7 +40,9 @@ export function isEngineErrorCode(value: unknown): value is EngineErrorCode {
 export function isEngineChildMessage(value: unknown): value is EngineChildMessage {
   if (typeof value !== 'object' || value === null) return false;
   const type = (value as { type?: unknown }).type;
-  return type === 'progress' || type === 'duration' || type === 'result' || type === 'error';
+  return (
+    type === 'progress' || type === 'duration' || type === 'usage' || type === 'result' || type === 'error'
+  );
 }
 
 export function isEngineJobMessage(value: unknown): value is EngineJobMessage {

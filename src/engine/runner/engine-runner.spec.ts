@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { testAudio } from '../../../test/support/shared-paths';
 import { defaultEngineSettings, type EngineSettings } from '../engine-settings';
 import type { TranscribeRequest } from '../engine.types';
+import type { EngineUsage } from './engine-messages';
 import { defaultChildScriptPath, EngineRunner } from './engine-runner';
 
 const request = (clip: string): TranscribeRequest => ({
@@ -34,7 +36,7 @@ describe('EngineRunner (child process)', () => {
     const result = await new EngineRunner(settings()).run(request('pocketsphinx/goforward.wav'), {
       onProgress: (percent) => progress.push(percent),
     });
-    expect(result.text).toBe('go forward ten meters');
+    expect(result.text).toBe('Go forward ten meters.');
     expect(result.speakerCount).toBe(1);
     expect(progress.at(-1)).toBe(100);
   });
@@ -52,7 +54,7 @@ describe('EngineRunner (child process)', () => {
       message: expect.stringContaining('signal SIGABRT'),
     });
     const after = await new EngineRunner(settings()).run(request('pocketsphinx/goforward.wav'));
-    expect(after.text).toBe('go forward ten meters');
+    expect(after.text).toBe('Go forward ten meters.');
   });
 
   it('fails with ENGINE_TIMEOUT when the job outlasts its deadline', async () => {
@@ -61,6 +63,30 @@ describe('EngineRunner (child process)', () => {
         request('lhotse/2412-153948-0000.flac'),
       ),
     ).rejects.toMatchObject({ code: 'ENGINE_TIMEOUT' });
+  });
+
+  it('fails ten hours of silence in a 7 MB FLAC (a decompression bomb) with NO_SPOKEN_AUDIO in bounded memory', async () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-bomb-'));
+    const flac = path.join(directory, 'ten-hours-of-silence.flac');
+    try {
+      execFileSync('ffmpeg', [
+        ...['-nostdin', '-v', 'error', '-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '36000'],
+        ...['-c:a', 'flac', '-sample_fmt', 's16', flac],
+      ]);
+      expect(fs.statSync(flac).size).toBeLessThan(10_000_000);
+      const usage: EngineUsage[] = [];
+      await expect(
+        new EngineRunner(settings()).run(
+          { ...request('pocketsphinx/goforward.wav'), audioPath: flac },
+          { onUsage: (reported) => usage.push(reported) },
+        ),
+      ).rejects.toMatchObject({ code: 'NO_SPOKEN_AUDIO', message: 'no speech was detected in the audio' });
+      // Held whole, the decoded file alone would be 2.3 GB of float samples (4.5 GB was measured before the stream).
+      expect(usage).toHaveLength(1);
+      expect(usage[0].peakRssBytes).toBeLessThan(400 * 1024 * 1024);
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   describe('deadline', () => {

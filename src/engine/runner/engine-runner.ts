@@ -8,10 +8,17 @@ import {
   type TranscribeRequest,
   type TranscribeResult,
 } from '../engine.types';
-import { isEngineChildMessage, isEngineErrorCode, type EngineJobMessage } from './engine-messages';
+import {
+  isEngineChildMessage,
+  isEngineErrorCode,
+  type EngineJobMessage,
+  type EngineUsage,
+} from './engine-messages';
 
 export interface EngineRunOptions {
   onProgress?: ProgressCallback;
+  /** What the job cost the engine child (peak memory, CPU), just before its outcome. */
+  onUsage?: (usage: EngineUsage) => void;
   signal?: AbortSignal;
 }
 
@@ -37,7 +44,7 @@ export class EngineRunner {
   ) {}
 
   run(request: TranscribeRequest, options: EngineRunOptions = {}): Promise<TranscribeResult> {
-    const { signal, onProgress } = options;
+    const { signal, onProgress, onUsage } = options;
     return new Promise<TranscribeResult>((resolve, reject) => {
       if (signal?.aborted) {
         reject(abortReason(signal));
@@ -95,6 +102,9 @@ export class EngineRunner {
             return;
           case 'duration':
             extendDeadline(message.seconds);
+            return;
+          case 'usage':
+            onUsage?.(message.usage);
             return;
           case 'result':
             settle(() => resolve(message.result));
