@@ -7,6 +7,7 @@
  * the operation documents, and a rejected request writes nothing (rows of the workspace, stored files).
  * Reproduce a failure with the printed seed and path: FUZZ_SEED=<seed> FUZZ_PATH=<path> (FUZZ_SHRINK=1 to shrink).
  */
+import { MAX_WEBHOOK_ENDPOINTS_PER_WORKSPACE } from '../../src/webhooks/webhook-endpoints.service';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
@@ -22,6 +23,7 @@ import {
   jsonBodySchema,
   nastyString,
   memberBomb,
+  slugOf,
   nestingBomb,
   privateStorageDir,
   queryParameters,
@@ -268,7 +270,6 @@ function bodyArbitrary(route: SpecRoute): fc.Arbitrary<BodyChoice> {
         '{"name":"x","words":["a\\ud83c"],"url":"http://x/\\ud800","events":["balance.low"]}',
         '{"\\udfff":1}',
         JSON.stringify({ name: '❤️'.repeat(100), words: ['a'] }),
-        JSON.stringify({ url: `http://127.0.0.1/${'❤️'.repeat(100)}`, events: ['balance.low'] }),
       )
       .map((text) => raw(text, 'application/json', 'lone surrogate or wide characters')),
     // Issue 9: a Content-Encoding the bytes do not have.
@@ -384,6 +385,9 @@ describe('Contract fuzzing of every operation (paths, queries, headers, JSON bod
         .set(bearer(workspace.apiKey))
         .send({ name: `Vocabulary ${i}`, words: ['Kubernetes', 'Grüezi'] });
       into.vocabularies.push(vocabulary.body.data.id);
+      // A workspace has at most MAX_WEBHOOK_ENDPOINTS_PER_WORKSPACE endpoints: seed fewer, so generated
+      // creations meet both the 201 and (once full) the 422 webhook-endpoint-limit.
+      if (i >= MAX_WEBHOOK_ENDPOINTS_PER_WORKSPACE - 2) continue;
       const webhook = await t
         .http()
         .post('/v1/webhooks')
@@ -595,7 +599,9 @@ describe('Contract fuzzing of every operation (paths, queries, headers, JSON bod
               route.operationId === 'createWebhook' &&
               response.status === 422 &&
               Object.keys(response.body.errors?.fieldErrors ?? {}).join() === 'url';
-            if (response.status !== 404 && !urlRefused)
+            // A valid body is still refused once the workspace has its maximum of webhook endpoints.
+            const endpointsFull = slugOf(response) === 'webhook-endpoint-limit';
+            if (response.status !== 404 && !urlRefused && !endpointsFull)
               expect({ where, status: response.status }).toEqual({
                 where,
                 status: route.method === 'POST' ? 201 : 200,
