@@ -14,7 +14,7 @@
  *    the whole time the hostile bodies are in flight, and the status/time of each refusal.
  */
 import { CreateVocabularyDto } from '../src/vocabularies/vocabulary.dto';
-import { validationPipe } from '../src/bootstrap';
+import { validationPipe } from '../src/common/http/validation-pipe';
 import {
   argument,
   fixed,

@@ -1,4 +1,4 @@
-import { INestApplication, INestApplicationContext, LogLevel, ValidationPipe } from '@nestjs/common';
+import { INestApplication, INestApplicationContext, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
@@ -9,9 +9,8 @@ import { AppModule } from './app.module';
 import { applyIdleTimeouts, idleRequestTimeout } from './common/http/idle-timeouts';
 import { enableConfiguredCors, securityHeaders } from './common/http/security-headers';
 import { literalUndecodablePath } from './common/http/undecodable-path';
+import { validationPipe } from './common/http/validation-pipe';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter';
-import { ProblemException } from './common/problem/problem.exception';
-import { flattenValidationErrors } from './common/problem/validation-errors';
 import { AppConfig } from './config/app-config';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -23,16 +22,6 @@ function logLevels(config: AppConfig): LogLevel[] {
 /** The hand-written contract, the single source for /openapi.json and the /docs UI. */
 export function loadOpenApiDocument(): OpenAPIObject {
   return parse(readFileSync(join(__dirname, '..', 'openapi.yaml'), 'utf8')) as OpenAPIObject;
-}
-
-export function validationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    transform: true,
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
-    exceptionFactory: (errors) => ProblemException.validation(flattenValidationErrors(errors)),
-  });
 }
 
 /** The HTTP application (roles `api` and `all`). */
