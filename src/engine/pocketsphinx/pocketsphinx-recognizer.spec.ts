@@ -20,7 +20,7 @@ describe('PocketSphinxRecognizer', () => {
 
   it('transcribes goforward.wav exactly, with word times in the file', async () => {
     const output = await recognize('pocketsphinx/goforward.wav');
-    expect(output.words.map((word) => word.word)).toEqual(['go', 'forward', 'ten', 'meters']);
+    expect(output.words.map((word) => word.word)).toEqual(['Go', 'forward', 'ten', 'meters.']);
     expect(output.detectedLanguage).toBe('en');
     let previousEnd = 0;
     for (const word of output.words) {
@@ -43,6 +43,18 @@ describe('PocketSphinxRecognizer', () => {
     const reference = fs.readFileSync(testAudio(clip.replace('.wav', '.txt')), 'utf8');
     const hypothesis = output.words.map((word) => word.word).join(' ');
     expect(wordErrorRate(reference, hypothesis).rate).toBeLessThan(0.3);
+  });
+
+  it('writes a real clip as sentences: capital first word, full stops, lower case inside', async () => {
+    const output = await recognize('wenet/librispeech-1995-1837-0001.wav');
+    const words = output.words.map((word) => word.word);
+    expect(words[0]).toMatch(/^[A-Z]/);
+    expect(words.at(-1)).toMatch(/\.$/);
+    words.forEach((word, index) => {
+      const afterFullStop = index > 0 && words[index - 1].endsWith('.');
+      // Inside a sentence only "I" (and its contractions) is capitalised.
+      if (index > 0 && !afterFullStop && !/^I('|$)/.test(word)) expect(word).toBe(word.toLowerCase());
+    });
   });
 
   it('lets a vocabulary fix words the generic language model gets wrong', async () => {

@@ -10,9 +10,16 @@ import {
   type Recognizer,
 } from '../engine.types';
 import { FRAMES_PER_SECOND, PocketSphinxDecoder, type DecodedSegment } from './pocketsphinx-decoder';
+import { formatSentences } from './sentence-formatter';
 import { buildVocabularyEntries, type VocabularyEntry } from './vocabulary-entries';
 
 const ENGLISH = 'en';
+
+/** What the PocketSphinx recogniser is and serves, also for the thread pool that runs it. */
+export const POCKETSPHINX_IDENTITY: Pick<Recognizer, 'name' | 'languages'> = {
+  name: 'pocketsphinx',
+  languages: new Set([ENGLISH]),
+};
 
 /** Whether a request's language can be served by an English-only engine; 'auto' reports English. */
 export function resolveEnglish(language: string): string {
@@ -31,8 +38,8 @@ function isFiller(word: string): boolean {
 
 /** English recognition with Debian's PocketSphinx (en-us acoustic model, generic LM, CMU dictionary). */
 export class PocketSphinxRecognizer implements Recognizer {
-  readonly name = 'pocketsphinx';
-  readonly languages: ReadonlySet<string> = new Set([ENGLISH]);
+  readonly name = POCKETSPHINX_IDENTITY.name;
+  readonly languages = POCKETSPHINX_IDENTITY.languages;
   private decoder: PocketSphinxDecoder | null = null;
   private readonly vocabularyByToken = new Map<string, VocabularyEntry>();
   private appliedVocabulary: string | null = null;
@@ -62,17 +69,17 @@ export class PocketSphinxRecognizer implements Recognizer {
       this.vocabularyByToken.clear();
     }
     const decoder = (this.decoder ??= new PocketSphinxDecoder(this.settings));
-    for (const entry of buildVocabularyEntries(vocabulary, (word) => decoder.lookup(word))) {
-      if (decoder.addWord(entry.token, entry.phones, this.settings.vocabularyWeight)) {
-        this.vocabularyByToken.set(entry.token, entry);
-      }
-    }
+    const entries = buildVocabularyEntries(vocabulary, (word) => decoder.lookup(word));
+    const added = new Set(decoder.addWords(entries, this.settings.vocabularyWeight));
+    for (const entry of entries) if (added.has(entry.token)) this.vocabularyByToken.set(entry.token, entry);
     this.appliedVocabulary = key;
     return decoder;
   }
 
+  /** The chunk's words with their times, as sentences (sentence-formatter.ts). */
   private toWords(segments: DecodedSegment[], offset: number): RecognizedWord[] {
     const words: RecognizedWord[] = [];
+    const fromVocabulary = new Set<RecognizedWord>();
     for (const segment of segments) {
       const base = segment.word.replace(/\(\d+\)$/, '');
       if (isFiller(base)) continue;
@@ -84,9 +91,12 @@ export class PocketSphinxRecognizer implements Recognizer {
         words.push({ word: base, start: roundSeconds(start), end: roundSeconds(end) });
         continue;
       }
-      words.push(...spread(entry.display, start, end));
+      for (const word of spread(entry.display, start, end)) {
+        fromVocabulary.add(word);
+        words.push(word);
+      }
     }
-    return words;
+    return formatSentences(words, fromVocabulary);
   }
 }
 

@@ -1,3 +1,4 @@
+import { MAX_VOCABULARY_WORD_LENGTH } from '../../vocabularies/vocabulary-word';
 import { letterToSound } from './letter-to-sound';
 
 /** A custom word as the decoder sees it: a private dictionary token that maps back to the user's spelling. */
@@ -24,6 +25,8 @@ export function buildVocabularyEntries(
   const seen = new Set<string>();
   const entries: VocabularyEntry[] = [];
   for (const item of vocabulary) {
+    // The API refuses longer entries; this also bounds vocabularies saved before the limit existed.
+    if ([...item.trim()].length > MAX_VOCABULARY_WORD_LENGTH) continue;
     const display = item
       .trim()
       .split(/[\s_]+/)
