@@ -8,12 +8,20 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { CodePointLength } from '../common/validation/stored-text';
+import { MAX_VOCABULARY_WORD_LENGTH } from './vocabulary-word';
 
 /** PostgreSQL text and jsonb cannot hold NUL; refused as a validation error instead of failing the insert. */
 const NoNul = (each = false) =>
   NotContains('\u0000', {
     each,
     message: each ? 'words must not contain NUL characters' : 'name must not contain NUL characters',
+  });
+
+/** Each word or phrase at most MAX_VOCABULARY_WORD_LENGTH characters (Unicode code points). */
+const WordLength = () =>
+  CodePointLength(1, MAX_VOCABULARY_WORD_LENGTH, {
+    each: true,
+    message: `each word must be at most ${MAX_VOCABULARY_WORD_LENGTH} characters`,
   });
 
 /** Like @IsOptional, but only an absent member is skipped: `null` is validated (and refused), not stored. */
@@ -30,6 +38,7 @@ export class CreateVocabularyDto {
   @ArrayMaxSize(500)
   @IsString({ each: true })
   @MinLength(1, { each: true, message: 'each word must be at least 1 character' })
+  @WordLength()
   @NoNul(true)
   words: string[];
 }
@@ -48,6 +57,7 @@ export class UpdateVocabularyDto {
   @ArrayMaxSize(500)
   @IsString({ each: true })
   @MinLength(1, { each: true, message: 'each word must be at least 1 character' })
+  @WordLength()
   @NoNul(true)
   words?: string[];
 }

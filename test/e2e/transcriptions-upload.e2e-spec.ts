@@ -127,6 +127,8 @@ describe('POST /v1/transcriptions: acceptance and refusals', () => {
     [{ language: 'xx' }, 'language'],
     [{ vocabulary: '["unterminated' }, 'vocabulary'],
     [{ vocabulary: '[1, 2]' }, 'vocabulary'],
+    [{ vocabulary: JSON.stringify(['fine', 'w'.repeat(65)]) }, 'vocabulary'],
+    [{ vocabulary: `fine, ${'w'.repeat(65)}` }, 'vocabulary'],
     [{ vocabulary_id: 'not-a-uuid' }, 'vocabulary_id'],
     [{ vocabulary_id: randomUUID() }, 'vocabulary_id'],
     [{ colour: 'blue' }, 'colour'],
@@ -135,6 +137,11 @@ describe('POST /v1/transcriptions: acceptance and refusals', () => {
     expect(response.status).toBe(422);
     expect(response.body.type).toBe(problem('validation'));
     expect(Object.keys(response.body.errors.fieldErrors)).toContain(field);
+  });
+
+  it('accepts an inline vocabulary word of exactly 64 characters', async () => {
+    const response = await upload(t, apiKey, wav, { vocabulary: JSON.stringify(['w'.repeat(64)]) });
+    expect(response.status).toBe(202);
   });
 
   it('combines a saved vocabulary (either spelling of the field) with inline words', async () => {

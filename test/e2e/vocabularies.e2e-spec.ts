@@ -82,6 +82,7 @@ describe('Vocabularies', () => {
     ['501 words', { name: 'x', words: Array.from({ length: 501 }, (_, i) => `w${i}`) }, 'words'],
     ['an empty word', { name: 'x', words: ['fine', ''] }, 'words'],
     ['a word that is not a string', { name: 'x', words: ['fine', 7] }, 'words'],
+    ['a word over 64 characters', { name: 'x', words: ['fine', 'w'.repeat(65)] }, 'words'],
     ['an unknown field', { name: 'x', words: ['a'], extra: true }, 'extra'],
   ])('refuses %s with 422 validation', async (_case, body, field) => {
     const response = await create(mine, body);
@@ -116,6 +117,21 @@ describe('Vocabularies', () => {
       .send({ words: [] });
     expect(response.status).toBe(422);
     expect(Object.keys(response.body.errors.fieldErrors)).toEqual(['words']);
+  });
+
+  it('applies the word-length limit on PUT too, and accepts a word of exactly 64 characters', async () => {
+    const { body } = await create(mine, { name: 'Long words', words: ['a'] });
+    const put = (words: string[]) =>
+      t.http().put(`/v1/vocabularies/${body.data.id}`).set(bearer(mine)).send({ words });
+    const tooLong = await put(['é'.repeat(65)]);
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.type).toBe(validation);
+    expect(Object.keys(tooLong.body.errors.fieldErrors)).toEqual(['words']);
+    expectMatchesSpec(tooLong, 'updateVocabulary');
+    // 64 code points that are 128 UTF-16 units: the limit counts characters.
+    const atLimit = await put(['😀'.repeat(64)]);
+    expect(atLimit.status).toBe(200);
+    expect(atLimit.body.data.words).toEqual(['😀'.repeat(64)]);
   });
 
   it("another workspace's vocabulary is 404 on read, update and delete and absent from its list", async () => {

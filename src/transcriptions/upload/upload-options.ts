@@ -3,6 +3,7 @@ import { ProblemException } from '../../common/problem/problem.exception';
 import { unstorableTextReason } from '../../common/validation/stored-text';
 import type { ModelTier, SpeakerHints } from '../../engine/engine.types';
 import { LANGUAGE_CODES } from '../../languages/languages';
+import { MAX_VOCABULARY_WORD_LENGTH } from '../../vocabularies/vocabulary-word';
 import { MODEL_TIERS } from '../transcription.entity';
 
 export interface UploadOptions {
@@ -90,6 +91,12 @@ function parseVocabulary(raw: string | undefined): string[] {
   // `["\ud800"]` parses to a lone surrogate, which the jsonb column refuses (a 500 before).
   const unstorable = cleaned.map(unstorableTextReason).find((reason) => reason !== null);
   if (unstorable) throw ProblemException.field('vocabulary', `each vocabulary word ${unstorable}`);
+  if (cleaned.some((word) => [...word].length > MAX_VOCABULARY_WORD_LENGTH)) {
+    throw ProblemException.field(
+      'vocabulary',
+      `each vocabulary word must be at most ${MAX_VOCABULARY_WORD_LENGTH} characters`,
+    );
+  }
   if (cleaned.length > MAX_VOCABULARY_WORDS) {
     throw ProblemException.field('vocabulary', `vocabulary has more than ${MAX_VOCABULARY_WORDS} words`);
   }
