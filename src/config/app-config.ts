@@ -225,6 +225,21 @@ export class AppConfig {
   @Min(0)
   DEFAULT_LOW_BALANCE_THRESHOLD_EUR = 1;
 
+  /** A free transcription covers audio up to this long; a longer file is paid from the balance. */
+  @Transform(toFloat)
+  @IsNumber()
+  @Min(0)
+  FREE_TRANSCRIPTION_MAX_MINUTES = 30;
+
+  /**
+   * Failed transcriptions are never billed: a workspace whose failed jobs hold this many minutes of audio in
+   * the last 24 hours gets 429 `unbilled-processing-limit` for new jobs until older failures age out.
+   */
+  @Transform(toFloat)
+  @IsNumber()
+  @Min(0)
+  UNBILLED_AUDIO_MINUTES_PER_DAY = 120;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -304,7 +319,7 @@ export class AppConfig {
   /** Longer audio is refused at upload (422 on `file`) and, if its header understated it, fails while decoding. */
   @Transform(toFloat)
   @IsNumber()
-  @Min(0.01)
+  @Min(0.0001)
   MAX_AUDIO_DURATION_HOURS = 12;
 
   /**
@@ -362,7 +377,7 @@ export class AppConfig {
   @IsString()
   WHISPER_CPP_MODEL_PREMIUM_JADE?: string;
 
-  /** Folder with whisper-cli (scripts/build-whisper-cpp.sh installs it into .tools/whisper.cpp/bin). */
+  /** Folder with whisper-server and whisper-cli (scripts/build-whisper-cpp.sh installs them into .tools/whisper.cpp/bin). */
   @IsOptional()
   @IsString()
   WHISPER_CPP_BIN_DIR?: string;

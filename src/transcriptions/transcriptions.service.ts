@@ -3,7 +3,6 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Brackets, DataSource, Repository } from 'typeorm';
 import { Workspace } from '../account/workspace.entity';
 import type { Principal } from '../auth/principal';
-import { eurToMicro, microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
 import { FileStorage } from '../storage/file-storage';
@@ -11,6 +10,7 @@ import { VocabulariesService } from '../vocabularies/vocabularies.service';
 import { EXPORT_FORMATS, isExportFormat, type RenderedExport } from './export/export.types';
 import { renderExport } from './export/render-export';
 import type { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
+import { BillingGate } from './billing-gate.service';
 import { TierLanguagePolicy } from './tier-language.policy';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { TranscriptionQueue } from './transcription-queue.service';
@@ -38,6 +38,7 @@ export class TranscriptionsService {
     private readonly storage: FileStorage,
     private readonly config: AppConfig,
     private readonly languagePolicy: TierLanguagePolicy,
+    private readonly billingGate: BillingGate,
   ) {}
 
   /**
@@ -67,19 +68,10 @@ export class TranscriptionsService {
         lock: { mode: 'pessimistic_write' },
       });
       if (!workspace) throw ProblemException.notFound('The workspace');
-      const minimumMicro = eurToMicro(this.config.MINIMUM_BALANCE_EUR);
-      const usesFree = workspace.freeTranscriptionsRemaining > 0;
-      if (!usesFree && workspace.balanceMicro < minimumMicro) {
-        throw new ProblemException(
-          'insufficient-balance',
-          'The workspace has no free transcription left and its balance is below the minimum to start one.',
-          {
-            balance: microToEur(workspace.balanceMicro),
-            freeRemaining: workspace.freeTranscriptionsRemaining,
-            minimumBalance: this.config.MINIMUM_BALANCE_EUR,
-          },
-        );
-      }
+      const { usesFree } = await this.billingGate.admit(tx, workspace, {
+        model: options.model,
+        durationSeconds: upload.durationSeconds,
+      });
       if (usesFree) {
         await tx.getRepository(Workspace).decrement({ id: workspace.id }, 'freeTranscriptionsRemaining', 1);
       }

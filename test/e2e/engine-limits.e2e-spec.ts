@@ -20,9 +20,10 @@ describe('Engine limits and progress through HTTP', () => {
     const response = await upload(t, apiKey, testAudio('whisper.cpp/jfk.wav'));
     expect(response.status).toBe(422);
     expect(response.body.type).toMatch(/\/validation$/);
-    expect(response.body.errors).toEqual([
-      { field: 'file', message: 'the audio lasts 11 s; this service transcribes at most 9 s per file' },
-    ]);
+    expect(response.body.errors).toEqual({
+      fieldErrors: { file: ['the audio lasts 11 s; this service transcribes at most 9 s per file'] },
+      formErrors: [],
+    });
     const jobs = await t.app.get(DataSource).getRepository(Transcription).count({ where: { workspaceId } });
     expect(jobs).toBe(0);
     const balance = await t.http().get('/v1/account/balance').set(bearer(apiKey));

@@ -27,6 +27,7 @@ export const PROBLEM_CATALOGUE = {
   'webhook-endpoint-limit': { status: 422, title: 'Webhook endpoint limit reached' },
   validation: { status: 422, title: 'Validation failed' },
   'rate-limit': { status: 429, title: 'Too many requests' },
+  'unbilled-processing-limit': { status: 429, title: 'Unbilled processing limit reached' },
   internal: { status: 500, title: 'Internal server error' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -1,0 +1,108 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager, In, MoreThan } from 'typeorm';
+import { Workspace } from '../account/workspace.entity';
+import { costMicro, pricePerMinuteMicro } from '../billing/pricing';
+import { eurToMicro, microToEur } from '../common/money';
+import { ProblemException } from '../common/problem/problem.exception';
+import { AppConfig } from '../config/app-config';
+import type { ModelTier } from '../engine/engine.types';
+import { Transcription } from './transcription.entity';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+export interface AdmissionRequest {
+  model: ModelTier;
+  /** From the upload probe; null when the container states none (then only the minimum balance applies). */
+  durationSeconds: number | null;
+}
+
+/**
+ * Who may start a transcription, decided under the workspace row's lock in the transaction that creates it
+ * (docs/billing.md, "What a workspace can get without paying"):
+ * 1. A free transcription covers audio up to FREE_TRANSCRIPTION_MAX_MINUTES; a longer file is paid.
+ * 2. A paid job starts only when the balance covers its estimated cost (stated duration × price) on top of
+ *    the estimated cost of the workspace's other open paid jobs; without a stated duration, the balance must
+ *    be at least MINIMUM_BALANCE_EUR (the charge at completion is still checked against the balance).
+ * 3. Failed jobs are never billed, so the audio of a workspace's failed jobs is bounded:
+ *    UNBILLED_AUDIO_MINUTES_PER_DAY over the last 24 hours, after which new jobs get 429 until it frees up.
+ */
+@Injectable()
+export class BillingGate {
+  constructor(private readonly config: AppConfig) {}
+
+  /** Throws the refusal, or says whether the job uses one of the workspace's free transcriptions. */
+  async admit(
+    tx: EntityManager,
+    workspace: Workspace,
+    request: AdmissionRequest,
+  ): Promise<{ usesFree: boolean }> {
+    await this.assertUnbilledBudgetLeft(tx, workspace.id);
+    const freeLimitSeconds = this.config.FREE_TRANSCRIPTION_MAX_MINUTES * 60;
+    const fitsFree = request.durationSeconds === null || request.durationSeconds <= freeLimitSeconds;
+    if (workspace.freeTranscriptionsRemaining > 0 && fitsFree) return { usesFree: true };
+
+    const minimumMicro = eurToMicro(this.config.MINIMUM_BALANCE_EUR);
+    const estimateMicro =
+      request.durationSeconds === null
+        ? 0
+        : costMicro(request.durationSeconds, pricePerMinuteMicro(this.config, request.model));
+    const committedMicro = await this.openPaidEstimateMicro(tx, workspace.id);
+    const available = workspace.balanceMicro - committedMicro;
+    if (available < Math.max(minimumMicro, estimateMicro)) {
+      const reasons = [
+        !fitsFree && workspace.freeTranscriptionsRemaining > 0
+          ? `free transcriptions cover at most ${this.config.FREE_TRANSCRIPTION_MAX_MINUTES} min of audio`
+          : 'the workspace has no free transcription left',
+        estimateMicro > 0
+          ? `this file costs about ${microToEur(estimateMicro)} EUR`
+          : `starting a transcription needs a balance of at least ${this.config.MINIMUM_BALANCE_EUR} EUR`,
+        committedMicro > 0
+          ? `${microToEur(committedMicro)} EUR of the ${microToEur(workspace.balanceMicro)} EUR balance is held by transcriptions in progress`
+          : `the balance is ${microToEur(workspace.balanceMicro)} EUR`,
+      ];
+      throw new ProblemException('insufficient-balance', `${reasons.join('; ')}.`, {
+        balance: microToEur(workspace.balanceMicro),
+        freeRemaining: workspace.freeTranscriptionsRemaining,
+        minimumBalance: this.config.MINIMUM_BALANCE_EUR,
+      });
+    }
+    return { usesFree: false };
+  }
+
+  /** Estimated cost of the workspace's queued and processing paid jobs with a known duration. */
+  private async openPaidEstimateMicro(tx: EntityManager, workspaceId: string): Promise<number> {
+    const open = await tx.getRepository(Transcription).find({
+      where: { workspaceId, status: In(['queued', 'processing']), usesFreeTranscription: false },
+      select: { model: true, duration: true },
+    });
+    return open.reduce(
+      (sum, job) =>
+        sum +
+        (job.duration === null ? 0 : costMicro(job.duration, pricePerMinuteMicro(this.config, job.model))),
+      0,
+    );
+  }
+
+  private async assertUnbilledBudgetLeft(tx: EntityManager, workspaceId: string): Promise<void> {
+    const since = new Date(Date.now() - DAY_MS);
+    const row = await tx
+      .getRepository(Transcription)
+      .createQueryBuilder('t')
+      .select('COALESCE(SUM(t.duration), 0)', 'seconds')
+      .addSelect('MIN(t.failedAt)', 'oldest')
+      .where({ workspaceId, status: 'failed', failedAt: MoreThan(since) })
+      .getRawOne<{ seconds: string; oldest: Date | null }>();
+    const usedMinutes = Number(row?.seconds ?? 0) / 60;
+    const budget = this.config.UNBILLED_AUDIO_MINUTES_PER_DAY;
+    if (usedMinutes < budget) return;
+    const retryAfterSeconds = row?.oldest
+      ? Math.max(1, Math.ceil((new Date(row.oldest).getTime() + DAY_MS - Date.now()) / 1000))
+      : 3600;
+    throw new ProblemException(
+      'unbilled-processing-limit',
+      `Failed transcriptions are not billed, and this workspace's failed jobs hold ${Math.round(usedMinutes)} min of audio in the last 24 hours, the most allowed (${budget} min). Try again later.`,
+      {},
+      { 'Retry-After': String(retryAfterSeconds) },
+    );
+  }
+}
