@@ -70,7 +70,7 @@ export class RecognizerThreadPool implements Recognizer {
     };
     return new Promise<RecognitionOutput>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.waiting.push({ request, transfer: samples.buffer as ArrayBuffer });
+      this.waiting.push({ request, transfer: samples.buffer });
       this.dispatch();
     });
   }
