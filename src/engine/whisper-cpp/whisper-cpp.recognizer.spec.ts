@@ -218,7 +218,7 @@ describe('WhisperCppRecognizer with a real whisper-server and the synthetic mode
 
   it('answers concurrent calls with each chunk’s own words in file time, through one queued server', async () => {
     const counting = countingServer('queued');
-    const r = recognizer({ binaryPath: counting.binaryPath }, { parallelism: 3 });
+    const r = recognizer({ binaryPath: counting.binaryPath }, { parallelism: 3, servers: 1 });
     const offsets = [0, 30, 60, 90, 120, 150];
     const outs = await Promise.all(
       offsets.map((offset, i) =>
@@ -246,9 +246,9 @@ describe('WhisperCppRecognizer with a real whisper-server and the synthetic mode
     expect(counting.starts()).toBe(1);
   });
 
-  it('runs one server per concurrent chunk when asked to, each with its share of the threads', async () => {
+  it('runs one server per concurrent chunk by default, each with its share of the threads', async () => {
     const counting = countingServer('pool');
-    const r = recognizer({ binaryPath: counting.binaryPath, threads: 2 }, { parallelism: 2, servers: 2 });
+    const r = recognizer({ binaryPath: counting.binaryPath, threads: 2 }, { parallelism: 2 });
     const first = r.recognize({ samples: whiteNoise(120), offset: 0 }, options());
     const second = r.recognize({ samples: whiteNoise(120, 0.3, 2), offset: 120 }, options());
     await waitFor('two servers', () => servers().length === 2);
@@ -262,6 +262,16 @@ describe('WhisperCppRecognizer with a real whisper-server and the synthetic mode
       r.recognize({ samples: jfk, offset: 11 }, options()),
     ]);
     expect(counting.starts()).toBe(2);
+  });
+
+  it('never runs more servers than threads', async () => {
+    const counting = countingServer('budget');
+    const r = recognizer({ binaryPath: counting.binaryPath, threads: 1 }, { parallelism: 4 });
+    const outs = await Promise.all(
+      [0, 11, 22].map((offset) => r.recognize({ samples: jfk, offset }, options())),
+    );
+    expect(outs.map((o) => o.words[0].start)).toEqual([0.34, 11.34, 22.34].map((t) => expect.closeTo(t, 2)));
+    expect(counting.starts()).toBe(1);
   });
 
   it('passes an explicit language through to whisper.cpp', async () => {

@@ -35,13 +35,16 @@ export interface WhisperCppPoolOptions {
 }
 
 /**
- * How many servers serve `parallelism` concurrent chunks. One server with all threads, chunks queued, was
- * measured faster than one single-threaded server per concurrent chunk (bench/whisper-parallel.ts,
- * docs/benchmarks.md "whisper.cpp: threads per chunk vs chunks in parallel").
+ * How many servers serve `parallelism` concurrent chunks: one server per concurrent chunk, sharing the
+ * threads (never more servers than threads), not one server with all threads and the chunks queued. Measured with
+ * bench/whisper-parallel.ts on 2 cores (docs/benchmarks.md, "whisper.cpp: threads per chunk vs chunks in
+ * parallel"): a job of four 15 s chunks took 0.64 / 0.77 / 0.46 of the queued layout's time with the micro /
+ * tiny / base-sized models, counting the server start each job pays; on already running servers the two were
+ * level except tiny (1.45, but its random decoder then emitted different text, so not the same work). The
+ * price is memory: each server holds its own copy of the model.
  */
-export function defaultServerCount(parallelism: number): number {
-  void parallelism;
-  return 1;
+export function defaultServerCount(parallelism: number, threads: number): number {
+  return Math.max(1, Math.min(parallelism, threads));
 }
 
 /** One server place: its process is started on first use and again after it was killed. */
@@ -81,7 +84,10 @@ export class WhisperCppRecognizer implements Recognizer {
   ) {
     this.timeoutMs = settings.timeoutMs ?? WHISPER_CPP_DEFAULT_TIMEOUT_MS;
     const parallelism = Math.max(1, Math.floor(pool.parallelism ?? 1));
-    const servers = Math.max(1, Math.floor(pool.servers ?? defaultServerCount(parallelism)));
+    const servers = Math.max(
+      1,
+      Math.floor(pool.servers ?? defaultServerCount(parallelism, settings.threads)),
+    );
     this.threadsPerServer = Math.max(1, Math.floor(settings.threads / servers));
     this.slots = Array.from({ length: servers }, () => ({ server: null }));
     this.free = [...this.slots];
