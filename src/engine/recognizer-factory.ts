@@ -1,7 +1,8 @@
 import type { EngineSettings, RecognizerKind } from './engine-settings';
 import { EngineError, type ModelTier, type Recognizer } from './engine.types';
 import { OpenAiCompatibleRecognizer } from './openai-compatible/openai-compatible.recognizer';
-import { PocketSphinxRecognizer } from './pocketsphinx/pocketsphinx-recognizer';
+import { POCKETSPHINX_IDENTITY } from './pocketsphinx/pocketsphinx-recognizer';
+import { RecognizerThreadPool } from './recognition/recognizer-thread-pool';
 import { WhisperCppRecognizer } from './whisper-cpp/whisper-cpp.recognizer';
 
 /** The recogniser configured for a model tier. Add new engines here (one case each). */
@@ -9,7 +10,12 @@ export function createRecognizer(tier: ModelTier, settings: EngineSettings): Rec
   const { recognizer: kind, whisperCpp } = settings.tiers[tier];
   switch (kind) {
     case 'pocketsphinx':
-      return new PocketSphinxRecognizer(settings.pocketsphinx);
+      // Native decoding blocks its thread: each chunk runs on one of `parallelism` recogniser threads.
+      return new RecognizerThreadPool(
+        { kind: 'pocketsphinx', settings: settings.pocketsphinx },
+        settings.parallelism,
+        POCKETSPHINX_IDENTITY,
+      );
     case 'whisper-cpp':
       if (!whisperCpp) throw notConfigured(kind, tier);
       return new WhisperCppRecognizer(whisperCpp, { parallelism: settings.parallelism });
