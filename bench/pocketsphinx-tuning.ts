@@ -76,8 +76,8 @@ function settingsToMeasure(): Array<{ name: string; search: PocketSphinxSearchSe
     { name: 'fast beams, ds 1', search: { ...POCKETSPHINX_SEARCH_PRESETS.fast, ds: 1 } },
     { name: 'default', search: base },
     { name: 'default, lw 9.5', search: { ...base, lw: 9.5 } },
-    { name: 'wide beams, lw 6.5', search: { ...POCKETSPHINX_SEARCH_PRESETS.wide, lw: 6.5 } },
     { name: 'wide', search: POCKETSPHINX_SEARCH_PRESETS.wide },
+    { name: 'wide, lw 9.5', search: { ...POCKETSPHINX_SEARCH_PRESETS.wide, lw: 9.5 } },
   ];
 }
 

@@ -1,7 +1,12 @@
-import * as fs from 'node:fs';
 import { EngineError } from '../engine.types';
 import type { PocketSphinxSettings } from '../engine-settings';
-import { loadPocketSphinx, type NativeHandle, type PocketSphinxApi } from './pocketsphinx.binding';
+import {
+  addressOf,
+  loadPocketSphinx,
+  readPointer,
+  type NativeHandle,
+  type PocketSphinxApi,
+} from './pocketsphinx.binding';
 import { searchArguments } from './search-presets';
 
 /** A word to add: a dictionary token and its CMU phones. */
@@ -19,6 +24,13 @@ export interface DecodedSegment {
 
 export const FRAMES_PER_SECOND = 100;
 const DEFAULT_SEARCH = '_default';
+/**
+ * Added last with update = 1 to rebuild the searches once (see addWords). The leading '+' makes the recogniser
+ * drop it like PocketSphinx's own noise words if it is ever recognised; its phones are a sequence no English
+ * word has, so it hardly ever is.
+ */
+export const VOCABULARY_END_MARKER = '+vocabulary+';
+const VOCABULARY_END_PHONES = 'ZH NG ZH NG ZH';
 
 /**
  * One in-process PocketSphinx decoder (libpocketsphinx through koffi). Each utterance is decoded in one call
@@ -29,10 +41,8 @@ export class PocketSphinxDecoder {
   private readonly api: PocketSphinxApi;
   private decoder: NativeHandle | null;
   private readonly config: NativeHandle;
-  private readonly dictionaryPath: string;
 
   constructor(settings: PocketSphinxSettings) {
-    this.dictionaryPath = settings.dictionaryPath;
     try {
       this.api = loadPocketSphinx(settings.libraryPath);
     } catch (error) {
@@ -69,31 +79,66 @@ export class PocketSphinxDecoder {
   }
 
   /**
-   * Adds words to the dictionary and the language model and returns the tokens the decoder took. Each unigram
-   * goes in first with the given weight (relative to a uniform distribution over the model's words), because the
-   * dictionary call would otherwise add it with weight 1.
+   * Adds words to the dictionary and the language model and returns the tokens the decoder took.
    *
-   * ps_add_word(update = 1) rebuilds every search's lexicon tree over the model's ~134k words (about 0.15 s), so
-   * 500 words cost over a minute. With update = 0 it only adds the dictionary entry and skips two things: the
-   * search rebuild, which the last word's update = 1 does once for all, and dict2pid_add_word, which only fills in
-   * the context tables of the word's first and last phone pairs when no word seen so far has them. Words whose
-   * pairs the dictionary already has therefore go in with update = 0 and lose nothing; a word with a new pair
-   * goes in with update = 1.
+   * Cost: ps_add_word(update = 1) rebuilds every search's lexicon tree over the model's ~134k words (about
+   * 0.15 s), which made 500 words cost over a minute. So the words go in with update = 0 (dictionary entry only),
+   * their context tables are filled in by dict2pid_add_word (what update = 1 does besides the rebuild), and one
+   * end marker added with update = 1 rebuilds the searches once for all of them.
+   *
+   * Safety: each word enters the language model once, here, with the vocabulary weight (relative to a uniform
+   * distribution over the model's words), and only after its dictionary entry. The code before this added the
+   * unigram first and then called ps_add_word(update = 1), which adds it a second time; that crashed the process
+   * in lm_trie_score while decoding (2 of 6 runs with 30 random words, and with 500), and so did adding all
+   * unigrams before the dictionary entries (4 of 5 runs). In this order: no crash in 11 runs of 30 to 500 random
+   * words (bench/vocabulary-cost.ts runs more). The cause inside libsphinxbase's trie model was not pinned down.
+   * The end marker is the only word added with update = 1, and it is not added here.
+   *
+   * When the decoder's layout cannot be confirmed (another libpocketsphinx), every word goes in with update = 1
+   * and its default weight instead: slower and not boosted, but safe.
    */
   addWords(words: readonly CustomWord[], weight: number): string[] {
+    if (words.length === 0) return [];
     const decoder = this.handle();
+    const dictionaryToPhones = this.dictionaryToPhones(decoder);
+    if (!dictionaryToPhones) {
+      return words
+        .filter((word) => this.api.ps_add_word(decoder, word.token, word.phones, 1) >= 0)
+        .map((word) => word.token);
+    }
     const languageModel = this.api.ps_get_lm(decoder, DEFAULT_SEARCH);
-    const known = knownPhonePairs(this.dictionaryPath);
     const added: string[] = [];
-    words.forEach((word, index) => {
+    for (const word of words) {
+      if (this.api.ps_lookup_word(decoder, word.token) !== null) continue;
+      const wordId = this.api.ps_add_word(decoder, word.token, word.phones, 0);
+      if (wordId < 0) continue;
+      this.api.dict2pid_add_word(dictionaryToPhones, wordId);
       if (languageModel) this.api.ngram_model_add_word(languageModel, word.token, weight);
-      const pairs = phonePairs(word.phones);
-      const update = index === words.length - 1 || pairs.some((pair) => !known.has(pair));
-      if (this.api.ps_add_word(decoder, word.token, word.phones, update ? 1 : 0) < 0) return;
       added.push(word.token);
-      if (update) for (const pair of pairs) known.add(pair);
-    });
+    }
+    if (this.api.ps_lookup_word(decoder, VOCABULARY_END_MARKER) === null) {
+      this.api.ps_add_word(decoder, VOCABULARY_END_MARKER, VOCABULARY_END_PHONES, 1);
+    }
     return added;
+  }
+
+  /**
+   * The decoder's dictionary-to-phone tables (ps_decoder_t.d2p), which the C API does not hand out. Read from
+   * the struct layout of libpocketsphinx 5prealpha (config, refcount, acmod, dict, d2p) and used only when three
+   * cross-checks hold: the first field is the configuration we passed, and the tables point back to the
+   * decoder's dictionary and to its acoustic model's model definition.
+   */
+  private dictionaryToPhones(decoder: NativeHandle): NativeHandle | null {
+    const pointer = 8;
+    const config = readPointer(decoder, 0);
+    const acousticModel = readPointer(decoder, 2 * pointer);
+    const dictionary = readPointer(decoder, 3 * pointer);
+    const tables = readPointer(decoder, 4 * pointer);
+    if (!acousticModel || !dictionary || !tables || addressOf(config) !== addressOf(this.config)) return null;
+    const sameDictionary = addressOf(readPointer(tables, 2 * pointer)) === addressOf(dictionary);
+    const sameModel =
+      addressOf(readPointer(tables, pointer)) === addressOf(readPointer(acousticModel, 5 * pointer));
+    return sameDictionary && sameModel ? tables : null;
   }
 
   decode(samples: Int16Array): DecodedSegment[] {
@@ -127,30 +172,4 @@ export class PocketSphinxDecoder {
     if (!this.decoder) throw new EngineError('ENGINE_FAILED', 'PocketSphinx decoder already closed');
     return this.decoder;
   }
-}
-
-const phonePairsByDictionary = new Map<string, Set<string>>();
-
-/**
- * The first and last phone pairs of every pronunciation in the model's dictionary (read once per process and
- * extended as words are added): the pairs for which the decoder already has context tables.
- */
-function knownPhonePairs(dictionaryPath: string): Set<string> {
-  let pairs = phonePairsByDictionary.get(dictionaryPath);
-  if (!pairs) {
-    pairs = new Set();
-    for (const line of fs.readFileSync(dictionaryPath, 'utf8').split('\n')) {
-      const phones = line.trim().split(/\s+/).slice(1).join(' ');
-      for (const pair of phonePairs(phones)) pairs.add(pair);
-    }
-    phonePairsByDictionary.set(dictionaryPath, pairs);
-  }
-  return pairs;
-}
-
-/** "first second" and "secondLast last" with a marker for which end; none for a one-phone word. */
-function phonePairs(phones: string): string[] {
-  const list = phones.split(' ').filter((phone) => phone.length > 0);
-  if (list.length < 2) return [];
-  return [`<${list[0]} ${list[1]}`, `>${list.at(-2)} ${list.at(-1)}`];
 }

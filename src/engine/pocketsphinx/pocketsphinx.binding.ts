@@ -32,6 +32,7 @@ export interface PocketSphinxApi {
   ps_seg_frames(segment: NativeHandle, start: [number], end: [number]): void;
   ps_lookup_word(decoder: NativeHandle, word: string): string | null;
   ps_add_word(decoder: NativeHandle, word: string, phones: string, update: number): number;
+  dict2pid_add_word(dictionaryToPhones: NativeHandle, wordId: number): number;
   ps_get_lm(decoder: NativeHandle, searchName: string): NativeHandle | null;
   ngram_model_add_word(model: NativeHandle, word: string, weight: number): number;
 }
@@ -53,6 +54,7 @@ const POCKETSPHINX_SIGNATURES: Record<
   ps_seg_frames: 'void ps_seg_frames(void*, _Out_ int*, _Out_ int*)',
   ps_lookup_word: 'const char* ps_lookup_word(void*, const char*)',
   ps_add_word: 'int ps_add_word(void*, const char*, const char*, int)',
+  dict2pid_add_word: 'int dict2pid_add_word(void*, int)',
   ps_get_lm: 'void* ps_get_lm(void*, const char*)',
 };
 
@@ -78,4 +80,14 @@ export function loadPocketSphinx(libraryPath: string): PocketSphinxApi {
   const typed = api as unknown as PocketSphinxApi;
   loaded.set(libraryPath, typed);
   return typed;
+}
+
+/** The pointer stored `offset` bytes into a native struct, or null for a null pointer. */
+export function readPointer(handle: NativeHandle, offset: number): NativeHandle | null {
+  return (koffi.decode(handle, offset, 'void *') as NativeHandle | null) ?? null;
+}
+
+/** A native pointer's address, for comparing two pointers. */
+export function addressOf(handle: NativeHandle | null): bigint {
+  return handle === null ? 0n : koffi.address(handle);
 }
