@@ -159,7 +159,6 @@ describe(`ClassicalDiarizer on real clips from ${TEST_AUDIO_DIR}`, () => {
     'picovoice-leopard/test.wav',
     'picovoice-cheetah/test_en_norm.wav',
     'speech-to-phrase/en_whats_the_weather_like_in_New_York.wav',
-    'whisper.cpp-mm1/mm1.wav',
   ])('finds one speaker in the solo clip %s', async (clip) => {
     expect(speakers(await run(clip, {}))).toBe(1);
   });
