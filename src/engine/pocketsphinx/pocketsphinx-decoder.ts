@@ -1,9 +1,11 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { EngineError } from '../engine.types';
 import type { PocketSphinxSettings } from '../engine-settings';
 import {
-  addressOf,
   loadPocketSphinx,
-  readPointer,
+  NGRAM_ARPA,
   type NativeHandle,
   type PocketSphinxApi,
 } from './pocketsphinx.binding';
@@ -24,13 +26,8 @@ export interface DecodedSegment {
 
 export const FRAMES_PER_SECOND = 100;
 const DEFAULT_SEARCH = '_default';
-/**
- * Added last with update = 1 to rebuild the searches once (see addWords). The leading '+' makes the recogniser
- * drop it like PocketSphinx's own noise words if it is ever recognised; its phones are a sequence no English
- * word has, so it hardly ever is.
- */
-export const VOCABULARY_END_MARKER = '+vocabulary+';
-const VOCABULARY_END_PHONES = 'ZH NG ZH NG ZH';
+const VOCABULARY_MODEL = 'vocabulary';
+const GENERIC_MODEL = 'generic';
 
 /**
  * One in-process PocketSphinx decoder (libpocketsphinx through koffi). Each utterance is decoded in one call
@@ -56,9 +53,6 @@ export class PocketSphinxDecoder {
       '-dict',
       settings.dictionaryPath,
       ...searchArguments(settings.search),
-      // Words are added to the language model at run time, which a memory-mapped model refuses.
-      '-mmap',
-      'no',
       '-logfn',
       '/dev/null',
     ];
@@ -79,66 +73,103 @@ export class PocketSphinxDecoder {
   }
 
   /**
-   * Adds words to the dictionary and the language model and returns the tokens the decoder took.
+   * Adds words to the dictionary and makes them recognisable, and returns the tokens the decoder took.
    *
-   * Cost: ps_add_word(update = 1) rebuilds every search's lexicon tree over the model's ~134k words (about
-   * 0.15 s), which made 500 words cost over a minute. So the words go in with update = 0 (dictionary entry only),
-   * their context tables are filled in by dict2pid_add_word (what update = 1 does besides the rebuild), and one
-   * end marker added with update = 1 rebuilds the searches once for all of them.
+   * Safety: the words never enter the generic language model. That model is a trie (libsphinxbase 5prealpha), and a
+   * word added to it (ngram_model_add_word, or ps_add_word, which calls it for every n-gram search) gets an id
+   * beyond the trie's vocabulary. Once such a word is in the search history, the trie's bigram/trigram lookup
+   * (uniform_find in lm_trie.c) interpolates with a key larger than the vocabulary size it was built for, steps
+   * past the end of the n-gram node, and reads until it faults: the SIGSEGV in lm_trie_score. Instead:
    *
-   * Safety: each word enters the language model once, here, with the vocabulary weight (relative to a uniform
-   * distribution over the model's words), and only after its dictionary entry. The code before this added the
-   * unigram first and then called ps_add_word(update = 1), which adds it a second time; that crashed the process
-   * in lm_trie_score while decoding (2 of 6 runs with 30 random words, and with 500), and so did adding all
-   * unigrams before the dictionary entries (4 of 5 runs). In this order: no crash in 11 runs of 30 to 500 random
-   * words (bench/vocabulary-cost.ts runs more). The cause inside libsphinxbase's trie model was not pinned down.
-   * The end marker is the only word added with update = 1, and it is not added here.
+   *   1. the default search is removed (ps_unset_search), keeping its generic model alive, so that ps_add_word
+   *      (update = 0: dictionary entry and context tables only) finds no n-gram search to add the words to;
+   *   2. the words become a unigram model of their own, read from a temporary ARPA file;
+   *   3. an interpolated set of the generic and the vocabulary model (ngram_model_set_init with weights) becomes
+   *      the default search's model (ps_set_lm), built once over the whole dictionary.
    *
-   * When the decoder's layout cannot be confirmed (another libpocketsphinx), every word goes in with update = 1
-   * and its default weight instead: slower and not boosted, but safe.
+   * In the set a vocabulary word maps to "unknown" in the generic model: scoring it there gives zero probability,
+   * and in a history it cuts the generic model's context short (the trie stops at the first invalid history id),
+   * so no id beyond the trie's vocabulary ever reaches it. Both weights are 1, so a generic word scores exactly as
+   * before (the vocabulary model adds zero probability), and a vocabulary word gets `weight` times a uniform
+   * share of the generic vocabulary (weight / its size, at most 1), as ngram_model_add_word would have given it.
    */
   addWords(words: readonly CustomWord[], weight: number): string[] {
-    if (words.length === 0) return [];
     const decoder = this.handle();
-    const dictionaryToPhones = this.dictionaryToPhones(decoder);
-    if (!dictionaryToPhones) {
-      return words
-        .filter((word) => this.api.ps_add_word(decoder, word.token, word.phones, 1) >= 0)
+    const fresh = words.filter((word) => this.api.ps_lookup_word(decoder, word.token) === null);
+    if (fresh.length === 0) return [];
+    const searchModel = this.api.ps_get_lm(decoder, DEFAULT_SEARCH);
+    // The search wraps its model in a one-model set; the model inside is the generic one.
+    const generic = searchModel && this.api.ngram_model_set_lookup(searchModel, null);
+    if (!generic) throw new EngineError('ENGINE_FAILED', 'PocketSphinx has no default language model');
+    this.api.ngram_model_retain(generic);
+    try {
+      if (this.api.ps_unset_search(decoder, DEFAULT_SEARCH) < 0) {
+        throw new EngineError('ENGINE_FAILED', 'PocketSphinx could not replace its search');
+      }
+      const added = fresh
+        .filter((word) => this.api.ps_add_word(decoder, word.token, word.phones, 0) >= 0)
         .map((word) => word.token);
+      const model = added.length > 0 ? this.interpolatedModel(generic, added, weight) : generic;
+      try {
+        if (
+          this.api.ps_set_lm(decoder, DEFAULT_SEARCH, model) < 0 ||
+          this.api.ps_set_search(decoder, DEFAULT_SEARCH) < 0
+        ) {
+          throw new EngineError('ENGINE_FAILED', 'PocketSphinx could not build its search');
+        }
+      } finally {
+        if (model !== generic) this.api.ngram_model_free(model);
+      }
+      return added;
+    } finally {
+      this.api.ngram_model_free(generic);
     }
-    const languageModel = this.api.ps_get_lm(decoder, DEFAULT_SEARCH);
-    const added: string[] = [];
-    for (const word of words) {
-      if (this.api.ps_lookup_word(decoder, word.token) !== null) continue;
-      const wordId = this.api.ps_add_word(decoder, word.token, word.phones, 0);
-      if (wordId < 0) continue;
-      this.api.dict2pid_add_word(dictionaryToPhones, wordId);
-      if (languageModel) this.api.ngram_model_add_word(languageModel, word.token, weight);
-      added.push(word.token);
-    }
-    if (this.api.ps_lookup_word(decoder, VOCABULARY_END_MARKER) === null) {
-      this.api.ps_add_word(decoder, VOCABULARY_END_MARKER, VOCABULARY_END_PHONES, 1);
-    }
-    return added;
   }
 
-  /**
-   * The decoder's dictionary-to-phone tables (ps_decoder_t.d2p), which the C API does not hand out. Read from
-   * the struct layout of libpocketsphinx 5prealpha (config, refcount, acmod, dict, d2p) and used only when three
-   * cross-checks hold: the first field is the configuration we passed, and the tables point back to the
-   * decoder's dictionary and to its acoustic model's model definition.
-   */
-  private dictionaryToPhones(decoder: NativeHandle): NativeHandle | null {
-    const pointer = 8;
-    const config = readPointer(decoder, 0);
-    const acousticModel = readPointer(decoder, 2 * pointer);
-    const dictionary = readPointer(decoder, 3 * pointer);
-    const tables = readPointer(decoder, 4 * pointer);
-    if (!acousticModel || !dictionary || !tables || addressOf(config) !== addressOf(this.config)) return null;
-    const sameDictionary = addressOf(readPointer(tables, 2 * pointer)) === addressOf(dictionary);
-    const sameModel =
-      addressOf(readPointer(tables, pointer)) === addressOf(readPointer(acousticModel, 5 * pointer));
-    return sameDictionary && sameModel ? tables : null;
+  /** The generic model and a unigram model of `tokens`, interpolated (see addWords). */
+  private interpolatedModel(generic: NativeHandle, tokens: readonly string[], weight: number): NativeHandle {
+    const probability = Math.min(1, weight / this.api.ngram_model_get_size(generic));
+    const log10 = Math.log10(probability).toFixed(6);
+    const arpa = [
+      '\\data\\',
+      `ngram 1=${tokens.length}`,
+      '',
+      '\\1-grams:',
+      ...tokens.map((token) => `${log10} ${token}`),
+      '',
+      '\\end\\',
+      '',
+    ].join('\n');
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'pocketsphinx-vocabulary-'));
+    let vocabulary: NativeHandle | null;
+    try {
+      const file = path.join(directory, 'vocabulary.lm');
+      fs.writeFileSync(file, arpa);
+      vocabulary = this.api.ngram_model_read(
+        this.config,
+        file,
+        NGRAM_ARPA,
+        this.api.ps_get_logmath(this.handle()),
+      );
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+    if (!vocabulary) throw new EngineError('ENGINE_FAILED', 'PocketSphinx rejected the vocabulary model');
+    try {
+      // The generic model goes last: the set reports the n-gram order used by its last model.
+      const set = this.api.ngram_model_set_init(
+        this.config,
+        [vocabulary, generic],
+        [VOCABULARY_MODEL, GENERIC_MODEL],
+        new Float32Array([1, 1]),
+        2,
+      );
+      if (!set) throw new EngineError('ENGINE_FAILED', 'PocketSphinx could not combine the language models');
+      return set;
+    } finally {
+      // The set holds its own references to both models.
+      this.api.ngram_model_free(vocabulary);
+    }
   }
 
   decode(samples: Int16Array): DecodedSegment[] {

@@ -32,13 +32,46 @@ export interface PocketSphinxApi {
   ps_seg_frames(segment: NativeHandle, start: [number], end: [number]): void;
   ps_lookup_word(decoder: NativeHandle, word: string): string | null;
   ps_add_word(decoder: NativeHandle, word: string, phones: string, update: number): number;
-  dict2pid_add_word(dictionaryToPhones: NativeHandle, wordId: number): number;
   ps_get_lm(decoder: NativeHandle, searchName: string): NativeHandle | null;
-  ngram_model_add_word(model: NativeHandle, word: string, weight: number): number;
+  ps_set_lm(decoder: NativeHandle, searchName: string, model: NativeHandle): number;
+  ps_set_search(decoder: NativeHandle, searchName: string): number;
+  ps_unset_search(decoder: NativeHandle, searchName: string): number;
+  ps_get_logmath(decoder: NativeHandle): NativeHandle;
+  ngram_model_read(
+    config: NativeHandle,
+    path: string,
+    fileType: number,
+    logMath: NativeHandle,
+  ): NativeHandle | null;
+  ngram_model_set_init(
+    config: NativeHandle,
+    models: NativeHandle[],
+    names: string[],
+    weights: Float32Array,
+    count: number,
+  ): NativeHandle | null;
+  ngram_model_set_lookup(set: NativeHandle, name: null): NativeHandle | null;
+  ngram_model_get_size(model: NativeHandle): number;
+  ngram_model_retain(model: NativeHandle): NativeHandle;
+  ngram_model_free(model: NativeHandle): number;
 }
 
+/** sphinxbase's ngram_file_type_t: NGRAM_ARPA, the text format. */
+export const NGRAM_ARPA = 1;
+
+const SPHINXBASE_FUNCTIONS = [
+  'cmd_ln_parse_r',
+  'cmd_ln_free_r',
+  'ngram_model_read',
+  'ngram_model_set_init',
+  'ngram_model_set_lookup',
+  'ngram_model_get_size',
+  'ngram_model_retain',
+  'ngram_model_free',
+] as const;
+
 const POCKETSPHINX_SIGNATURES: Record<
-  Exclude<keyof PocketSphinxApi, 'cmd_ln_parse_r' | 'cmd_ln_free_r' | 'ngram_model_add_word'>,
+  Exclude<keyof PocketSphinxApi, (typeof SPHINXBASE_FUNCTIONS)[number]>,
   string
 > = {
   ps_args: 'void* ps_args()',
@@ -54,14 +87,22 @@ const POCKETSPHINX_SIGNATURES: Record<
   ps_seg_frames: 'void ps_seg_frames(void*, _Out_ int*, _Out_ int*)',
   ps_lookup_word: 'const char* ps_lookup_word(void*, const char*)',
   ps_add_word: 'int ps_add_word(void*, const char*, const char*, int)',
-  dict2pid_add_word: 'int dict2pid_add_word(void*, int)',
   ps_get_lm: 'void* ps_get_lm(void*, const char*)',
+  ps_set_lm: 'int ps_set_lm(void*, const char*, void*)',
+  ps_set_search: 'int ps_set_search(void*, const char*)',
+  ps_unset_search: 'int ps_unset_search(void*, const char*)',
+  ps_get_logmath: 'void* ps_get_logmath(void*)',
 };
 
-const SPHINXBASE_SIGNATURES = {
+const SPHINXBASE_SIGNATURES: Record<(typeof SPHINXBASE_FUNCTIONS)[number], string> = {
   cmd_ln_parse_r: 'void* cmd_ln_parse_r(void*, void*, int, const char**, int)',
   cmd_ln_free_r: 'int cmd_ln_free_r(void*)',
-  ngram_model_add_word: 'int ngram_model_add_word(void*, const char*, float)',
+  ngram_model_read: 'void* ngram_model_read(void*, const char*, int, void*)',
+  ngram_model_set_init: 'void* ngram_model_set_init(void*, void**, const char**, const float*, int)',
+  ngram_model_set_lookup: 'void* ngram_model_set_lookup(void*, const char*)',
+  ngram_model_get_size: 'int32_t ngram_model_get_size(void*)',
+  ngram_model_retain: 'void* ngram_model_retain(void*)',
+  ngram_model_free: 'int ngram_model_free(void*)',
 };
 
 const loaded = new Map<string, PocketSphinxApi>();
@@ -80,14 +121,4 @@ export function loadPocketSphinx(libraryPath: string): PocketSphinxApi {
   const typed = api as unknown as PocketSphinxApi;
   loaded.set(libraryPath, typed);
   return typed;
-}
-
-/** The pointer stored `offset` bytes into a native struct, or null for a null pointer. */
-export function readPointer(handle: NativeHandle, offset: number): NativeHandle | null {
-  return (koffi.decode(handle, offset, 'void *') as NativeHandle | null) ?? null;
-}
-
-/** A native pointer's address, for comparing two pointers. */
-export function addressOf(handle: NativeHandle | null): bigint {
-  return handle === null ? 0n : koffi.address(handle);
 }
