@@ -9,6 +9,9 @@
  *   - 500 random words of 2,080 letters (what the API accepted before the cap; the engine now skips entries over
  *     the limit, as in a vocabulary saved before it; --skip-uncapped leaves it out).
  *
+ * After the timed clip, each job also decodes EXTRA_CLIPS (other speakers and lengths, untimed), because a native
+ * crash depends on which words the search hypothesises: a job counts as crashed unless it decoded them all.
+ *
  * Each job runs in its own child process (a native crash ends only that job and is counted); the cases run
  * interleaved, --runs N times (default 3), and each case's median is compared with the no-vocabulary median of the
  * same run. Target (issue 9): a full 500-word vocabulary makes a job at most 2× slower. Only the
@@ -25,6 +28,7 @@ import { SHARED_DIR } from '../test/support/shared-paths';
 import { decodeToPcm } from '../src/engine/audio/ffmpeg-decoder';
 import { defaultEngineSettings } from '../src/engine/engine-settings';
 import { PocketSphinxRecognizer } from '../src/engine/pocketsphinx/pocketsphinx-recognizer';
+import { dictionaryWords, randomWords } from '../src/engine/pocketsphinx/sample-vocabularies';
 import { MAX_VOCABULARY_WORD_LENGTH } from '../src/vocabularies/vocabulary-word';
 import {
   argument,
@@ -38,38 +42,14 @@ import {
 } from './lib/measure';
 
 const CLIP = 'coqui-stt/LDC93S1.wav';
+const EXTRA_CLIPS = [
+  'pocketsphinx/goforward.wav',
+  'wenet/librispeech-1995-1837-0001.wav',
+  'pocketsphinx/cards_005.wav',
+  'pocketsphinx/sense_and_sensibility_01_austen_64kb-0870.wav',
+];
 const WORDS = 500;
 const UNCAPPED_LENGTH = 2080;
-
-/** A deterministic pseudo-random generator (mulberry32), so every run adds the same words. */
-function generator(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function randomWords(count: number, minLength: number, maxLength: number, seed: number): string[] {
-  const random = generator(seed);
-  const letters = 'abcdefghijklmnopqrstuvwxyz';
-  return Array.from({ length: count }, () => {
-    const length = minLength + Math.floor(random() * (maxLength - minLength + 1));
-    return Array.from({ length }, () => letters[Math.floor(random() * letters.length)]).join('');
-  });
-}
-
-/** Real words with dictionary pronunciations, the common case of a vocabulary (terms, names). */
-function dictionaryWords(count: number): string[] {
-  const lines = fs
-    .readFileSync(defaultEngineSettings().pocketsphinx.dictionaryPath, 'utf8')
-    .split('\n')
-    .filter((line) => /^[a-z]+ /.test(line));
-  const step = Math.floor(lines.length / count);
-  return Array.from({ length: count }, (_, index) => lines[index * step].split(' ')[0]);
-}
 
 interface Case {
   name: string;
@@ -84,11 +64,13 @@ interface ChildReport {
   setup?: number;
   decode?: number;
   words?: string;
+  extraClips?: number;
 }
 
 /**
  * One job in a child process: a fresh recogniser takes the vocabulary and decodes 0.5 s of silence (model load +
- * vocabulary; the setup), then decodes the clip. A child keeps a native crash from ending the whole bench.
+ * vocabulary; the setup), then decodes the clip (timed) and the extra clips. A child keeps a native crash from ending
+ * the whole bench.
  */
 async function child(vocabularyFile: string): Promise<void> {
   const vocabulary = JSON.parse(fs.readFileSync(vocabularyFile, 'utf8')) as string[];
@@ -103,6 +85,11 @@ async function child(vocabularyFile: string): Promise<void> {
   const output = await recognizer.recognize({ samples: pcm.samples, offset: 0 }, options);
   const words = output.words.map((word) => word.word).join(' ');
   process.stdout.write(`${JSON.stringify({ decode: seconds(started), words })}\n`);
+  for (const [index, clip] of EXTRA_CLIPS.entries()) {
+    const extra = await decodeToPcm(path.join(SHARED_DIR, 'audio', clip));
+    await recognizer.recognize({ samples: extra.samples, offset: 0 }, options);
+    process.stdout.write(`${JSON.stringify({ extraClips: index + 1 })}\n`);
+  }
   await recognizer.close();
 }
 
@@ -140,7 +127,10 @@ async function main(): Promise<void> {
   });
   const cases: Case[] = [
     make('no vocabulary', []),
-    make(`${WORDS} dictionary words (every 200th of the CMU dictionary)`, dictionaryWords(WORDS)),
+    make(
+      `${WORDS} dictionary words (every 200th of the CMU dictionary)`,
+      dictionaryWords(defaultEngineSettings().pocketsphinx.dictionaryPath, WORDS),
+    ),
     make(`${WORDS} random words of 4–10 letters`, randomWords(WORDS, 4, 10, 1)),
     make(
       `${WORDS} random words of ${MAX_VOCABULARY_WORD_LENGTH} letters (the cap)`,
@@ -164,11 +154,13 @@ async function main(): Promise<void> {
         const { report, signal } = await runChild(file);
         if (report.setup !== undefined) item.setup.push(report.setup);
         if (report.decode !== undefined) item.decode.push(report.decode);
-        else item.crashes += 1;
+        if (signal !== null || report.extraClips !== EXTRA_CLIPS.length) item.crashes += 1;
         if (report.words !== undefined) item.words = report.words;
         console.error(
           `run ${run + 1}: ${item.name}: setup ${fixed(report.setup)} s, decode ${fixed(report.decode)} s` +
-            (signal ? ` (child ended by ${signal})` : ` "${report.words}"`),
+            (signal
+              ? ` (child ended by ${signal} after ${report.extraClips ?? 0} of ${EXTRA_CLIPS.length} extra clips)`
+              : ` "${report.words}"`),
         );
       }
     }
@@ -180,7 +172,7 @@ async function main(): Promise<void> {
   const baseline = median(total(cases[0]));
   console.log(
     `## Vocabulary cost (${CLIP}, ${fixed(audioSeconds)} s; fresh recogniser per job in a child process; ` +
-      `median of ${runs}; load before: ${load}, after: ${loadAverage()})\n`,
+      `median of ${runs}; crashes over it and ${EXTRA_CLIPS.length} more clips; load before: ${load}, after: ${loadAverage()})\n`,
   );
   console.log(
     markdownTable(
