@@ -59,21 +59,18 @@ export interface PocketSphinxApi {
 /** sphinxbase's ngram_file_type_t: NGRAM_ARPA, the text format. */
 export const NGRAM_ARPA = 1;
 
-const SPHINXBASE_FUNCTIONS = [
-  'cmd_ln_parse_r',
-  'cmd_ln_free_r',
-  'ngram_model_read',
-  'ngram_model_set_init',
-  'ngram_model_set_lookup',
-  'ngram_model_get_size',
-  'ngram_model_retain',
-  'ngram_model_free',
-] as const;
+/** The functions that live in libsphinxbase rather than libpocketsphinx. */
+type SphinxbaseFunction =
+  | 'cmd_ln_parse_r'
+  | 'cmd_ln_free_r'
+  | 'ngram_model_read'
+  | 'ngram_model_set_init'
+  | 'ngram_model_set_lookup'
+  | 'ngram_model_get_size'
+  | 'ngram_model_retain'
+  | 'ngram_model_free';
 
-const POCKETSPHINX_SIGNATURES: Record<
-  Exclude<keyof PocketSphinxApi, (typeof SPHINXBASE_FUNCTIONS)[number]>,
-  string
-> = {
+const POCKETSPHINX_SIGNATURES: Record<Exclude<keyof PocketSphinxApi, SphinxbaseFunction>, string> = {
   ps_args: 'void* ps_args()',
   ps_init: 'void* ps_init(void*)',
   ps_free: 'int ps_free(void*)',
@@ -94,7 +91,7 @@ const POCKETSPHINX_SIGNATURES: Record<
   ps_get_logmath: 'void* ps_get_logmath(void*)',
 };
 
-const SPHINXBASE_SIGNATURES: Record<(typeof SPHINXBASE_FUNCTIONS)[number], string> = {
+const SPHINXBASE_SIGNATURES: Record<SphinxbaseFunction, string> = {
   cmd_ln_parse_r: 'void* cmd_ln_parse_r(void*, void*, int, const char**, int)',
   cmd_ln_free_r: 'int cmd_ln_free_r(void*)',
   ngram_model_read: 'void* ngram_model_read(void*, const char*, int, void*)',
