@@ -8,7 +8,8 @@ import { dictionaryWords, randomWords } from './sample-vocabularies';
 /**
  * Full 500-word vocabularies on real speech. Words added to libsphinxbase's trie language model used to crash
  * the process (SIGSEGV in lm_trie_score) once the search hypothesised them; pocketsphinx-decoder.ts keeps them in
- * a model of their own. A native crash cannot be caught: it ends this jest worker and the suite fails loudly.
+ * a model of their own. A native crash cannot be caught: it ends the jest worker (or jest itself with
+ * --runInBand, exit code 139) and the run fails loudly, which is what the code before the fix did here.
  */
 const CLIPS = [
   'coqui-stt/LDC93S1.wav',
