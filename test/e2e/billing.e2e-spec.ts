@@ -193,18 +193,33 @@ describe('Billing', () => {
     });
   });
 
-  it('fails a job the balance cannot cover with INSUFFICIENT_BALANCE instead of going negative', async () => {
+  it('refuses at upload a file whose estimated cost the balance cannot cover (no job, nothing reserved)', async () => {
     const { apiKey, workspaceId } = await t.createWorkspace({
       name: 'Billing short',
       balanceEur: 0.0002,
       freeTranscriptions: 0,
     });
-    const created = await upload(apiKey, JFK); // 550 micro-EUR against 200
+    const refused = await upload(apiKey, JFK); // 550 micro-EUR against 200
+    expect(refused.status).toBe(402);
+    expect(refused.body.detail).toContain('this file costs about 0.00055 EUR');
+    expect((await balanceOf(apiKey)).balance).toBe(0.0002);
+    expect(await ledgerOf(workspaceId)).toHaveLength(1);
+  });
+
+  it('fails a job the balance can no longer cover at completion with INSUFFICIENT_BALANCE instead of going negative', async () => {
+    const { apiKey, workspaceId } = await t.createWorkspace({
+      name: 'Billing spent meanwhile',
+      balanceEur: 0.001,
+      freeTranscriptions: 0,
+    });
+    const created = await upload(apiKey, JFK); // 550 micro-EUR against 1000: accepted
     expect(created.status).toBe(202);
+    // The balance is spent elsewhere while the job runs (an operator's adjustment): 100 micro-EUR are left.
+    await t.app.get(LedgerService).post({ workspaceId, kind: 'adjustment', amountMicro: -900 });
     const detail = await finished(apiKey, created.body.data.id as string);
     expect(detail.status).toBe('failed');
     expect(detail.errorMessage).toMatch(/^INSUFFICIENT_BALANCE/);
-    expect((await balanceOf(apiKey)).balance).toBe(0.0002);
+    expect((await balanceOf(apiKey)).balance).toBe(0.0001);
     expect((await ledgerOf(workspaceId)).filter((row) => row.kind === 'charge')).toHaveLength(0);
   }, 120_000);
 

@@ -156,7 +156,10 @@ describe('JWT algorithm confusion (variants beyond test/e2e/auth.e2e-spec.ts)', 
   afterAll(() => t.close());
 
   const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const claims = () => ({ sub: workspace.userId, exp: Math.floor(Date.now() / 1000) + 60 });
+  const claims = () => {
+    const now = Math.floor(Date.now() / 1000);
+    return { sub: workspace.userId, iat: now, exp: now + 60 };
+  };
   /** A token signed by hand with HMAC-SHA* and the server's secret, whatever the header claims. */
   const handSigned = (header: Record<string, unknown>, hash: 'sha256' | 'sha384' | 'sha512' = 'sha256') => {
     const input = `${b64(header)}.${b64(claims())}`;

@@ -34,6 +34,9 @@ const GENERIC_MODEL = 'generic';
  * with full-utterance processing, so cepstral mean normalisation uses the whole chunk, and each one starts a
  * new stream, so frame numbers restart at zero.
  */
+/** The most probability a job's custom words may take together (a few words keep their full weight). */
+const MAX_VOCABULARY_SHARE = 0.1;
+
 export class PocketSphinxDecoder {
   private readonly api: PocketSphinxApi;
   private decoder: NativeHandle | null;
@@ -132,7 +135,12 @@ export class PocketSphinxDecoder {
 
   /** The generic model and a unigram model of `tokens`, interpolated (see addWords). */
   private interpolatedModel(generic: NativeHandle, tokens: readonly string[], weight: number): NativeHandle {
-    const probability = Math.min(1, weight / this.api.ngram_model_get_size(generic));
+    // Each word gets `weight` uniform shares, but all of them together at most MAX_VOCABULARY_SHARE of the
+    // probability: 500 boosted words would otherwise outweigh what is said (rare words replacing spoken ones).
+    const probability = Math.min(
+      weight / this.api.ngram_model_get_size(generic),
+      MAX_VOCABULARY_SHARE / tokens.length,
+    );
     const log10 = Math.log10(probability).toFixed(6);
     const arpa = [
       '\\data\\',
