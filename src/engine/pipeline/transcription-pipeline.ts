@@ -1,5 +1,5 @@
 import { throwIfAborted, yieldToEventLoop } from '../abort.util';
-import { decodePcmStream, SAMPLE_RATE } from '../audio/ffmpeg-decoder';
+import { decodePcmStream } from '../audio/ffmpeg-decoder';
 import { probeMedia } from '../audio/media-probe';
 import { SampleWindow } from '../audio/sample-window';
 import type { EngineSettings } from '../engine-settings';
@@ -215,4 +215,3 @@ function mostFrequent(values: readonly string[]): string | null {
   return best;
 }
 
-export { SAMPLE_RATE };
