@@ -3,7 +3,7 @@ import { Transcription } from '../../src/transcriptions/transcription.entity';
 import { expectEventFrameMatchesSpec, expectMatchesSpec } from '../support/openapi-contract';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
-import { upload, waitForTerminal } from '../support/transcriptions';
+import { eventFrames, readEventStream, upload, waitForTerminal } from '../support/transcriptions';
 
 /** Issue 8: the maximum duration at upload, the duration known from the upload probe, progress that only moves forward. */
 describe('Engine limits and progress through HTTP', () => {
@@ -44,16 +44,7 @@ describe('Engine limits and progress through HTTP', () => {
     const { apiKey } = await t.createWorkspace({ name: 'Progress' });
     const created = await upload(t, apiKey, testAudio('speechbrain/LJ050-0131.wav'));
     const id = created.body.data.id as string;
-    const stream = t
-      .http()
-      .get(`/v1/transcriptions/${id}/events`)
-      .set(bearer(apiKey))
-      .buffer(true)
-      .parse((res, done) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => done(null, text));
-      });
+    const stream = readEventStream(t, apiKey, id);
     const reads: number[] = [];
     const polling = (async () => {
       for (;;) {
@@ -65,10 +56,7 @@ describe('Engine limits and progress through HTTP', () => {
       }
     })();
     const [response] = await Promise.all([stream, polling]);
-    const frames = (response.body as string)
-      .split('\n\n')
-      .filter((block) => block.startsWith('data: '))
-      .map((block) => JSON.parse(block.slice(6)) as { status: string; progress: number });
+    const frames = eventFrames(response.body as string);
     frames.forEach((frame) => expectEventFrameMatchesSpec(frame));
     const progress = frames.map((frame) => frame.progress);
     expect([...progress].sort((a, b) => a - b)).toEqual(progress);

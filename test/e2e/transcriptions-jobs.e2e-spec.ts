@@ -6,7 +6,13 @@ import { Transcription } from '../../src/transcriptions/transcription.entity';
 import { expectEventFrameMatchesSpec, expectMatchesSpec } from '../support/openapi-contract';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
-import { generatedAudio, upload, waitForTerminal } from '../support/transcriptions';
+import {
+  eventFrames,
+  generatedAudio,
+  readEventStream,
+  upload,
+  waitForTerminal,
+} from '../support/transcriptions';
 
 type Word = { word: string; start: number; end: number; speaker: string | null };
 
@@ -168,23 +174,11 @@ describe('Transcription jobs on real audio', () => {
   it('streams state over SSE: current state first, progress that moves, closes after completed', async () => {
     const created = await upload(t, apiKey, testAudio('speechbrain/LJ050-0131.wav'));
     const id = created.body.data.id as string;
-    const response = await t
-      .http()
-      .get(`/v1/transcriptions/${id}/events`)
-      .set(bearer(apiKey))
-      .buffer(true)
-      .parse((res, done) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => done(null, text));
-      });
+    const response = await readEventStream(t, apiKey, id);
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
     expectMatchesSpec({ ...response, body: undefined }, 'streamTranscriptionEvents');
-    const frames = (response.body as string)
-      .split('\n\n')
-      .filter((block) => block.startsWith('data: '))
-      .map((block) => JSON.parse(block.slice(6)) as { status: string; progress: number });
+    const frames = eventFrames(response.body as string);
     frames.forEach((frame) => expectEventFrameMatchesSpec(frame));
     expect(['queued', 'processing']).toContain(frames[0].status);
     expect(frames[frames.length - 1]).toEqual({ status: 'completed', progress: 100 });
@@ -192,16 +186,7 @@ describe('Transcription jobs on real audio', () => {
     expect(new Set(processing).size).toBeGreaterThanOrEqual(3);
     expect([...processing].sort((a, b) => a - b)).toEqual(processing);
 
-    const again = await t
-      .http()
-      .get(`/v1/transcriptions/${id}/events`)
-      .set(bearer(apiKey))
-      .buffer(true)
-      .parse((res, done) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => done(null, text));
-      });
+    const again = await readEventStream(t, apiKey, id);
     expect(again.body).toBe('data: {"status":"completed","progress":100}\n\n');
   });
 

@@ -48,6 +48,28 @@ export async function waitForTerminal(
   throw new Error(`transcription ${id} did not finish within ${deadlineMs} ms`);
 }
 
+/** Reads a transcription's SSE stream to its end; the body is the raw `text/event-stream` text. */
+export function readEventStream(t: TestApp, apiKey: string, id: string) {
+  return t
+    .http()
+    .get(`/v1/transcriptions/${id}/events`)
+    .set(bearer(apiKey))
+    .buffer(true)
+    .parse((res, done) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => done(null, text));
+    });
+}
+
+/** The `data:` frames of an SSE body, parsed. */
+export function eventFrames(body: string): Array<{ status: string; progress: number }> {
+  return body
+    .split('\n\n')
+    .filter((block) => block.startsWith('data: '))
+    .map((block) => JSON.parse(block.slice(6)) as { status: string; progress: number });
+}
+
 /** Audio made for a test with ffmpeg/sox in a temporary folder (never committed). */
 export function generatedAudio(name: string, ffmpegArgs: string[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'stt-audio-'));

@@ -262,7 +262,7 @@ function describeExit(code: number | null, signal: NodeJS.Signals | null): strin
 }
 
 /** A port the kernel considers free right now (see PORT_TAKEN for the race). */
-function freeLoopbackPort(): Promise<number> {
+export function freeLoopbackPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

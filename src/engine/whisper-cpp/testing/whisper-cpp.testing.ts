@@ -4,9 +4,9 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { defaultWhisperCppBinDir, whisperCliPath, whisperServerPath } from '../whisper-cpp.settings';
+import { freeLoopbackPort } from '../whisper-server.process';
 
 export const REPO_ROOT = path.resolve(__dirname, '../../../..');
 
@@ -63,17 +63,7 @@ export function whiteNoise(seconds: number, amplitude = 0.3, seed = 1): Float32A
   return samples;
 }
 
-export function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freeLoopbackPort };
 
 export interface RunningWhisperServer {
   baseUrl: string;
