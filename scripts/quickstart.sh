@@ -24,6 +24,8 @@ pull_default_model_and_show_tiers() {
   echo "Pulling whisper.cpp model '$QUICKSTART_WHISPER_MODEL' into ${MODELS_DIR:-./var/models} (node dist/cli.js models:pull)..."
   if pulled=$(node dist/cli.js models:pull "$QUICKSTART_WHISPER_MODEL" 2>"$err"); then
     node -e 'const r = JSON.parse(process.argv[1]); console.log(`whisper.cpp model ${r.pulled}: ${r.path}${r.alreadyInstalled ? " (already installed)" : ""}`)' "$pulled"
+    # A model is only used with whisper.cpp built (from source, offline; does nothing when already built).
+    bash scripts/build-whisper-cpp.sh
   else
     # models:pull prints its failure as one JSON line {"error", "code"} last on stderr.
     reason=$(node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").pop() || ""; try { console.log(JSON.parse(l).error) } catch { console.log(l || "models:pull failed") }' "$err")
@@ -63,7 +65,7 @@ Demo workspace: $demo
 API key:        $api_key
 
 Try it:
-  curl -H "Authorization: Bearer $api_key" -F file=@../shared/audio/whisper.cpp/jfk.wav http://127.0.0.1:$port/v1/transcriptions
+  curl -H "Authorization: Bearer $api_key" -F file=@test/fixtures/audio/whisper.cpp/jfk.wav http://127.0.0.1:$port/v1/transcriptions
   curl -H "Authorization: Bearer $api_key" http://127.0.0.1:$port/v1/transcriptions
 API reference: http://127.0.0.1:$port/docs   Contract: http://127.0.0.1:$port/openapi.json
 
