@@ -15,9 +15,10 @@ describe('balance.low crossing rules', () => {
     expect(crossesLowBalanceThreshold(1_500_000, 1_000_000, threshold, true)).toBe(false);
   });
 
-  it('re-arms on a rise from below to at/above the threshold only', () => {
-    expect(recoversLowBalanceThreshold(900_000, 1_000_000, threshold)).toBe(true);
-    expect(recoversLowBalanceThreshold(900_000, 950_000, threshold)).toBe(false);
-    expect(recoversLowBalanceThreshold(1_100_000, 1_200_000, threshold)).toBe(false);
+  it('re-arms only once the balance is strictly above the threshold (the spec: "recover above")', () => {
+    expect(recoversLowBalanceThreshold(1_000_001, threshold)).toBe(true);
+    expect(recoversLowBalanceThreshold(1_500_000, threshold)).toBe(true);
+    expect(recoversLowBalanceThreshold(1_000_000, threshold)).toBe(false);
+    expect(recoversLowBalanceThreshold(950_000, threshold)).toBe(false);
   });
 });

@@ -26,20 +26,19 @@ export function crossesLowBalanceThreshold(
   return armed && beforeMicro >= thresholdMicro && afterMicro < thresholdMicro;
 }
 
-/** A rise from below the threshold to at/above it re-arms balance.low. */
-export function recoversLowBalanceThreshold(
-  beforeMicro: number,
-  afterMicro: number,
-  thresholdMicro: number,
-): boolean {
-  return beforeMicro < thresholdMicro && afterMicro >= thresholdMicro;
+/**
+ * A balance strictly above the threshold re-arms balance.low (the spec: it "must recover above the
+ * threshold"); landing exactly on it does not.
+ */
+export function recoversLowBalanceThreshold(afterMicro: number, thresholdMicro: number): boolean {
+  return afterMicro > thresholdMicro;
 }
 
 /**
  * The only writer of workspace balances: each posting locks the workspace row, moves the balance and
  * appends the ledger entry in one transaction, so the balance always equals the sum of the ledger.
  * A downward crossing of the low-balance threshold records a balance.low outbox event in that same
- * transaction and disarms it; a rise back to the threshold re-arms it.
+ * transaction and disarms it; a rise back strictly above the threshold re-arms it.
  */
 @Injectable()
 export class LedgerService {
@@ -66,7 +65,7 @@ export class LedgerService {
         workspace.lowBalanceArmed,
       );
       if (crossedDown) workspace.lowBalanceArmed = false;
-      else if (recoversLowBalanceThreshold(before, workspace.balanceMicro, threshold)) {
+      else if (recoversLowBalanceThreshold(workspace.balanceMicro, threshold)) {
         workspace.lowBalanceArmed = true;
       }
       await tx.getRepository(Workspace).update(workspace.id, {

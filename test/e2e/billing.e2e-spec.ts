@@ -300,6 +300,34 @@ describe('Billing', () => {
     expect(new Set(events.map((event) => event.dedupeKey)).size).toBe(2);
   });
 
+  it('re-arms balance.low only once the balance is back strictly above the threshold', async () => {
+    const { apiKey, workspaceId } = await t.createWorkspace({
+      name: 'Billing low balance at the threshold',
+      balanceEur: 1.1,
+      lowBalanceThresholdEur: 1,
+    });
+    const ledger = t.app.get(LedgerService);
+    const move = (micro: number) =>
+      ledger.post({ workspaceId, kind: 'adjustment', amountMicro: micro, description: 'test move' });
+
+    await move(-200_000); // 1.10 → 0.90: crossing, disarmed
+    await move(100_000); // 0.90 → 1.00: back to exactly the threshold, not above it
+    expect((await balanceOf(apiKey)).balance).toBe(1);
+    await move(-100_000); // 1.00 → 0.90: below again, but never re-armed
+    expect((await balanceLowEvents(workspaceId)).map((event) => event.data)).toEqual([
+      { balance: 0.9, threshold: 1, currency: 'EUR' },
+    ]);
+
+    await move(100_000); // 0.90 → 1.00: still not above
+    await move(10_000); // 1.00 → 1.01: strictly above, re-armed
+    await move(-30_000); // 1.01 → 0.98: a second crossing
+    expect((await balanceOf(apiKey)).balance).toBe(0.98);
+    expect((await balanceLowEvents(workspaceId)).map((event) => event.data)).toEqual([
+      { balance: 0.9, threshold: 1, currency: 'EUR' },
+      { balance: 0.98, threshold: 1, currency: 'EUR' },
+    ]);
+  });
+
   it('stores auto-reload settings set with workspace:auto-reload and shows them in the balance', async () => {
     const { apiKey, workspaceId } = await t.createWorkspace({ name: 'Billing auto-reload', balanceEur: 3 });
     const enabled = await cli(
