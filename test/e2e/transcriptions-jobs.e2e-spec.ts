@@ -228,6 +228,33 @@ describe('Transcription jobs on real audio', () => {
     }
   });
 
+  it('an upload named in UTF-8 exports under exactly that base name in filename* (RFC 8187)', async () => {
+    const name = 'Präsentation “Q3” – 日本';
+    // A real multipart request whose filename parameter carries the UTF-8 bytes, as browsers send it.
+    const created = await t
+      .http()
+      .post('/v1/transcriptions')
+      .set(bearer(apiKey))
+      .attach('file', testAudio('pocketsphinx/goforward.wav'), { filename: `${name}.wav` });
+    expect(created.status).toBe(202);
+    expectMatchesSpec(created, 'createTranscription');
+    const { status, body } = await waitForTerminal(t, apiKey, created.body.data.id);
+    expect(status).toBe('completed');
+    expect(body.data.originalFileName).toBe(`${name}.wav`);
+
+    const response = await t
+      .http()
+      .get(`/v1/transcriptions/${created.body.data.id}/export?format=txt`)
+      .set(bearer(apiKey));
+    expect(response.status).toBe(200);
+    expectMatchesSpec({ ...response, body: undefined }, 'exportTranscription');
+    const disposition = response.headers['content-disposition'];
+    const extValue = /filename\*=UTF-8''([^;\s]+)/u.exec(disposition)?.[1];
+    expect(extValue).toBe('Pr%C3%A4sentation%20%E2%80%9CQ3%E2%80%9D%20%E2%80%93%20%E6%97%A5%E6%9C%AC.txt');
+    expect(decodeURIComponent(extValue ?? '')).toBe(`${name}.txt`);
+    expect(disposition).toMatch(/^attachment; filename="[\x20-\x21\x23-\x5b\x5d-\x7e]+\.txt"; /u);
+  });
+
   it('deleting a running job stops it, removes the file, bills nothing; then 404', async () => {
     const created = await upload(t, apiKey, testAudio('faster-whisper/multilingual.mp3'));
     const id = created.body.data.id as string;
