@@ -33,7 +33,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts', 'bench/**/*.ts', '**/*.spec.ts'],
+    files: ['test/**/*.ts', 'bench/**/*.ts', '**/*.spec.ts', '**/*-spec.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

@@ -1,23 +1,31 @@
 /**
- * Tiers: unit tests next to the code (pure logic); e2e tests over HTTP against real PostgreSQL and Redis;
- * chaos (faults: killed processes, outages, full disks) and fuzz (contract-driven bad input) suites.
+ * Tiers (each one has its own npm script; `npm test` runs them all):
+ * - unit: pure logic next to the code (*.spec.ts in src/, bench/ and test/): no native binaries or
+ *   child processes, no database, no sockets; temporary files are allowed.
+ * - integration: one module against the real thing, without the HTTP API (*.integration-spec.ts): ffmpeg,
+ *   PocketSphinx, whisper.cpp, the onnx VAD, engine child processes, the S3 emulator, loopback HTTP peers.
+ *   Engine children and recogniser threads run from dist/: `npm run build` first.
+ * - e2e: the service over HTTP against real PostgreSQL and Redis; chaos: faults (killed processes, outages,
+ *   full disks); fuzz: contract-driven bad input. These three share the per-run database set-up.
  */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
+const base = { testEnvironment: 'node', rootDir: '.', transform: { '^.+\\.ts$': tsJest } };
 module.exports = {
   projects: [
     {
+      ...base,
       displayName: 'unit',
-      testEnvironment: 'node',
-      rootDir: '.',
-      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'],
-      transform: { '^.+\\.ts$': tsJest },
+      testMatch: ['<rootDir>/{src,bench,test}/**/*.spec.ts'],
+    },
+    {
+      ...base,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{src,bench,test/support}/**/*.integration-spec.ts'],
     },
     ...['e2e', 'chaos', 'fuzz'].map((tier) => ({
+      ...base,
       displayName: tier,
-      testEnvironment: 'node',
-      rootDir: '.',
       testMatch: [`<rootDir>/test/**/*.${tier}-spec.ts`],
-      transform: { '^.+\\.ts$': tsJest },
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/support/e2e-setup.ts'],

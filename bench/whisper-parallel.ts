@@ -26,7 +26,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SHARED_DIR } from '../test/support/shared-paths';
-import { decodeClip } from '../src/engine/whisper-cpp/testing/whisper-cpp.testing';
+import { decodeClip } from '../test/support/whisper-cpp/whisper-cpp.testing';
 import { WhisperCppRecognizer } from '../src/engine/whisper-cpp/whisper-cpp.recognizer';
 import { defaultWhisperCppBinDir, whisperServerPath } from '../src/engine/whisper-cpp/whisper-cpp.settings';
 import { benchTempDir, longSpeechFile } from './lib/bench-audio';

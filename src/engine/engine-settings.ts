@@ -76,8 +76,6 @@ export interface EngineSettings {
   maxAudioSeconds: number;
   /** The engine child's deadline: a base plus an allowance per minute of audio, so long files are not cut off. */
   timeout: EngineTimeoutSettings;
-  /** Test-only: makes the engine child call process.abort() to prove crash isolation. */
-  crashForTesting?: boolean;
 }
 
 export interface EngineTimeoutSettings {

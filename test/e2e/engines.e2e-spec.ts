@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { syntheticWhisperModel } from '../../src/engine/whisper-cpp/testing/synthetic-whisper-model';
+import { syntheticWhisperModel } from '../support/whisper-cpp/synthetic-whisper-model';
 import { testAudio } from '../support/shared-paths';
 import { startTestApp, TestApp } from '../support/test-app';
 import { upload, waitForTerminal } from '../support/transcriptions';
@@ -10,7 +10,7 @@ type Word = { word: string; start: number; end: number; speaker: string | null }
 
 /**
  * Engines per model tier, through the whole service. whisper.cpp runs for real (built by
- * scripts/build-whisper-cpp.sh) with the synthetic model (src/engine/whisper-cpp/testing/synthetic-whisper-model.ts), which always answers
+ * scripts/build-whisper-cpp.sh) with the synthetic model (test/support/whisper-cpp/synthetic-whisper-model.ts), which always answers
  * " w100 w200 w300" in German; the OpenAI-compatible tier talks to a local server speaking OpenAI's format.
  */
 describe('Configured engines per tier', () => {

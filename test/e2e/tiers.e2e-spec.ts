@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { syntheticWhisperModel } from '../../src/engine/whisper-cpp/testing/synthetic-whisper-model';
+import { syntheticWhisperModel } from '../support/whisper-cpp/synthetic-whisper-model';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';

@@ -28,7 +28,6 @@ function sendUsage(): Promise<void> {
 }
 
 async function runJob({ request, settings }: EngineJobMessage): Promise<void> {
-  if (settings.crashForTesting) process.abort();
   let recognizer;
   try {
     recognizer = createRecognizer(request.model, settings);

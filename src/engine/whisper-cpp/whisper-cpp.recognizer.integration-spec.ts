@@ -5,14 +5,18 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { testAudio } from '../../../test/support/shared-paths';
 import { EngineError, RecognitionOutput, RecognizedWord } from '../engine.types';
-import { syntheticWhisperModel } from './testing/synthetic-whisper-model';
-import { requireWhisperCppBinDir, decodeClip, whiteNoise } from './testing/whisper-cpp.testing';
+import { syntheticWhisperModel } from '../../../test/support/whisper-cpp/synthetic-whisper-model';
+import {
+  requireWhisperCppBinDir,
+  decodeClip,
+  whiteNoise,
+} from '../../../test/support/whisper-cpp/whisper-cpp.testing';
 import { WhisperCppPoolOptions, WhisperCppRecognizer } from './whisper-cpp.recognizer';
 import { WhisperCppRecognizerSettings, whisperServerPath } from './whisper-cpp.settings';
 import { guardedServerCommand } from './whisper-server.process';
 
 /*
- * A real whisper-server with the synthetic model (testing/synthetic-whisper-model.ts): it always detects `de` and decodes
+ * A real whisper-server with the synthetic model (test/support/whisper-cpp/synthetic-whisper-model.ts): it always detects `de` and decodes
  * " w100 w200 w300" as one segment 0–2.5 s, split evenly (0.83 s per token). whisper.cpp then trims a word's
  * edge that lies in low-energy audio, so on jfk.wav (speech starts at ~0.3 s) w100 starts at 0.34 and w300
  * ends at 2.10; on white noise nothing is trimmed.

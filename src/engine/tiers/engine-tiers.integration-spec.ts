@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { ConfigValidationError, loadAppConfig, type AppConfig } from '../../config/app-config';
 import { LANGUAGE_CODES } from '../../languages/languages';
 import { findModel, installedBytes, MODEL_CATALOGUE } from '../models/model-catalogue';
-import { syntheticWhisperModel } from '../whisper-cpp/testing/synthetic-whisper-model';
-import { requireWhisperCppBinDir } from '../whisper-cpp/testing/whisper-cpp.testing';
+import { syntheticWhisperModel } from '../../../test/support/whisper-cpp/synthetic-whisper-model';
+import { requireWhisperCppBinDir } from '../../../test/support/whisper-cpp/whisper-cpp.testing';
 import { describeLanguages, isEnglishOnlyWhisperModel, resolveEngineTiers } from './engine-tiers';
 
 /**

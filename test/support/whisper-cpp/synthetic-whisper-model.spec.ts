@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SHARED_DIR } from '../../../../test/support/shared-paths';
+import { SHARED_DIR } from '../shared-paths';
 import {
   float32ToFloat16Bits,
   NumpyDefaultRng,
@@ -15,7 +15,7 @@ import {
 /*
  * The generator must write exactly the file make_synthetic_ggml_whisper.py writes with NumPy (`micro det`):
  * that file's behaviour in whisper.cpp is what the Whisper tests assert. What whisper.cpp does with it is
- * proven by whisper-cpp.recognizer.spec.ts and openai-compatible.recognizer.spec.ts, which run on it.
+ * proven by whisper-cpp.recognizer.integration-spec.ts and openai-compatible.recognizer.integration-spec.ts, which run on it.
  */
 jest.setTimeout(60_000);
 

@@ -5,10 +5,14 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { defaultWhisperCppBinDir, whisperCliPath, whisperServerPath } from '../whisper-cpp.settings';
-import { freeLoopbackPort } from '../whisper-server.process';
+import {
+  defaultWhisperCppBinDir,
+  whisperCliPath,
+  whisperServerPath,
+} from '../../../src/engine/whisper-cpp/whisper-cpp.settings';
+import { freeLoopbackPort } from '../../../src/engine/whisper-cpp/whisper-server.process';
 
-export const REPO_ROOT = path.resolve(__dirname, '../../../..');
+export const REPO_ROOT = path.resolve(__dirname, '../../..');
 
 /**
  * The folder with whisper-cli and whisper-server. Missing binaries fail the test run loudly: CI builds them

@@ -10,8 +10,8 @@ import {
   RunningWhisperServer,
   startWhisperServer,
   whiteNoise,
-} from '../whisper-cpp/testing/whisper-cpp.testing';
-import { syntheticWhisperModel } from '../whisper-cpp/testing/synthetic-whisper-model';
+} from '../../../test/support/whisper-cpp/whisper-cpp.testing';
+import { syntheticWhisperModel } from '../../../test/support/whisper-cpp/synthetic-whisper-model';
 import { OpenAiCompatibleRecognizer } from './openai-compatible.recognizer';
 import { OpenAiCompatibleRecognizerSettings, transcriptionUrl } from './openai-compatible.settings';
 

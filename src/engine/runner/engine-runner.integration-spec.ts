@@ -16,6 +16,16 @@ const request = (clip: string): TranscribeRequest => ({
   speakers: {},
 });
 
+const CRASHING_CHILD_SCRIPT = path.join(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  'test',
+  'support',
+  'crashing-engine-child.js',
+);
+
 // Real engine runs in child processes: generous limits, this machine may be busy.
 jest.setTimeout(60_000);
 
@@ -48,10 +58,11 @@ describe('EngineRunner (child process)', () => {
   });
 
   it('turns a native crash of the child into ENGINE_FAILED and survives it', async () => {
-    const runner = new EngineRunner(settings({ crashForTesting: true }));
+    // The real engine child, killed by a real SIGSEGV in the middle of the job (no switch in the settings).
+    const runner = new EngineRunner(settings(), CRASHING_CHILD_SCRIPT);
     await expect(runner.run(request('pocketsphinx/goforward.wav'))).rejects.toMatchObject({
       code: 'ENGINE_FAILED',
-      message: expect.stringContaining('signal SIGABRT'),
+      message: 'engine process exited with signal SIGSEGV before a result',
     });
     const after = await new EngineRunner(settings()).run(request('pocketsphinx/goforward.wav'));
     expect(after.text).toBe('Go forward ten meters.');
