@@ -124,12 +124,15 @@ export class WebhookDeliveryService {
     if (!endpoint.isActive) {
       return { statusCode: null, error: 'refused: the endpoint is no longer active', refused: true };
     }
-    const verdict = await this.targets.check(endpoint.url);
+    // The URL rules and an IP literal host are checked here (a refusal is permanent); a host name is
+    // resolved and checked by the client's connection, inside the attempt's deadline, where a DNS failure
+    // or timeout is a transient error like any other.
+    const verdict = this.targets.checkUrl(endpoint.url);
     if (!verdict.allowed) return { statusCode: null, error: `refused: url ${verdict.reason}`, refused: true };
     const timestamp = webhookTimestamp();
     const rawBody = serializeWebhookEnvelope(event.type, timestamp, event.data);
     return this.client.post({
-      url: endpoint.url,
+      url: verdict.url,
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': `transcription-service-webhooks/${SERVICE_VERSION}`,

@@ -64,7 +64,7 @@ export class WebhookEndpointsService {
       return manager.save(
         manager.create(WebhookEndpoint, {
           workspaceId,
-          url: input.url,
+          url: verdict.url,
           events: input.events,
           secret: generateSigningSecret(),
           isActive: true,

@@ -42,6 +42,9 @@ function publicOnlyLookup(): LookupFunction {
   };
 }
 
+/** getaddrinfo's answers when a name does not resolve now (it may later): retried like any transient error. */
+const DNS_FAILURE_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'ENODATA', 'ESERVFAIL', 'ETIMEOUT']);
+
 function describeError(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
@@ -95,6 +98,8 @@ export class WebhookHttpClient {
           settle({ statusCode: null, error: `refused: ${error.message}`, refused: true });
         } else if (deadline.aborted) {
           settle({ statusCode: null, error: `timeout: no answer within ${input.timeoutMs} ms` });
+        } else if (DNS_FAILURE_CODES.has(String((error as { code?: unknown }).code))) {
+          settle({ statusCode: null, error: `dns failure: ${describeError(error)}` });
         } else {
           settle({ statusCode: null, error: `connection error: ${describeError(error)}` });
         }

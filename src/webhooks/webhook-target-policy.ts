@@ -1,88 +1,164 @@
 import { Injectable } from '@nestjs/common';
+import ipaddr from 'ipaddr.js';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { AppConfig } from '../config/app-config';
 
-/** Address ranges a webhook must never reach (SSRF): loopback, private, link-local (cloud metadata), etc. */
-const NON_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
-}
-// IPv4-mapped IPv6 (::ffff:a.b.c.d) is unwrapped in isPublicAddress: Node's BlockList would match every IPv4
-// address against a ::ffff:0:0/96 rule.
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
+type IPv4 = ipaddr.IPv4;
+type IPv6 = ipaddr.IPv6;
+
+/**
+ * Ranges that ipaddr.js 1.9.1 still calls `unicast` but that are not public destinations: benchmarking
+ * (198.18.0.0/15), discard-only (100::/64), local-use NAT64 (64:ff9b:1::/48, RFC 8215: never global),
+ * ORCHID (2001:10::/28, 2001:20::/28) and deprecated site-local (fec0::/10).
+ */
+const NOT_PUBLIC_UNICAST_V4 = ['198.18.0.0/15'].map((cidr) => ipaddr.IPv4.parseCIDR(cidr));
+const NOT_PUBLIC_UNICAST_V6 = ['100::/64', '64:ff9b:1::/48', '2001:10::/28', '2001:20::/28', 'fec0::/10'].map(
+  (cidr) => ipaddr.IPv6.parseCIDR(cidr),
+);
+
+function ipv4From(high: number, low: number): IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 }
 
+/**
+ * The IPv4 addresses an IPv6 address carries and would be routed to, or null when it carries none:
+ * IPv4-mapped (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), NAT64 (64:ff9b::a.b.c.d), 6to4
+ * (2002:aabb:ccdd::), Teredo (2001:0:server:…:client XOR ffff:ffff) and IPv4-compatible (::a.b.c.d).
+ */
+function embeddedIPv4(address: IPv6): IPv4[] | null {
+  const parts = address.parts;
+  switch (address.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+    case 'rfc6052':
+      return [ipv4From(parts[6], parts[7])];
+    case '6to4':
+      return [ipv4From(parts[1], parts[2])];
+    case 'teredo':
+      return [ipv4From(parts[2], parts[3]), ipv4From(parts[6] ^ 0xffff, parts[7] ^ 0xffff)];
+    case 'unicast':
+      return parts.slice(0, 6).every((part) => part === 0) ? [ipv4From(parts[6], parts[7])] : null;
+    default:
+      return null;
+  }
+}
+
+function isPublicIPv4(address: IPv4): boolean {
+  return address.range() === 'unicast' && !NOT_PUBLIC_UNICAST_V4.some((range) => address.match(range));
+}
+
+function isPublicIPv6(address: IPv6): boolean {
+  const embedded = embeddedIPv4(address);
+  if (embedded) return embedded.every(isPublicIPv4);
+  return address.range() === 'unicast' && !NOT_PUBLIC_UNICAST_V6.some((range) => address.match(range));
+}
+
+/**
+ * A webhook may only reach public unicast addresses (SSRF): not loopback, private, link-local (cloud
+ * metadata), CGNAT, multicast, documentation or reserved ranges, nor an IPv6 form that embeds such an
+ * IPv4 address. ipaddr.js classifies the ranges; the embedded IPv4 is classified as IPv4.
+ */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return isPublicAddress(mapped[1]);
-  }
-  return !NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  const parsed = parseAddress(family === 6 ? canonicalIPv6(address) : address);
+  if (!parsed) return false;
+  return parsed.kind() === 'ipv4' ? isPublicIPv4(parsed as IPv4) : isPublicIPv6(parsed as IPv6);
 }
 
-export type TargetVerdict = { allowed: true } | { allowed: false; reason: string };
+/** ipaddr.js 1.9.1 reads a dotted IPv4 tail only after ::ffff:, so `::a.b.c.d` is first rewritten in hex. */
+function canonicalIPv6(address: string): string {
+  if (!address.includes('.')) return address;
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address;
+  }
+}
 
-/** Checked at registration and again before every delivery (DNS can change in between). */
+/** Whatever cannot be parsed is treated as not public (the check fails closed). */
+function parseAddress(address: string): IPv4 | IPv6 | null {
+  try {
+    return ipaddr.parse(address);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `url` is the form stored, returned and called: the WHATWG serialisation (lower-case host, punycode for an
+ * internationalised name, percent-encoded non-ASCII path and query, default port dropped).
+ */
+export type TargetVerdict = { allowed: true; url: string } | { allowed: false; reason: string };
+
+const URI_PATH_QUERY_CHARACTERS = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*$/;
+const BROKEN_PERCENT_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
+
+/** Path, query and fragment as RFC 3986 allows them, so what is stored satisfies openapi `format: uri`. */
+function isRfc3986PathQueryFragment(text: string): boolean {
+  const parts = text.split('#');
+  return (
+    parts.length <= 2 &&
+    parts.every((part) => URI_PATH_QUERY_CHARACTERS.test(part) && !BROKEN_PERCENT_ESCAPE.test(part))
+  );
+}
+
+/**
+ * Where a webhook may be sent. `checkUrl` is the part without DNS (scheme, credentials, an IP literal
+ * host): it runs at registration and before every attempt. `check` adds resolving the host name at
+ * registration; at delivery the connection's own resolver applies `isPublicAddress` to the addresses it
+ * connects to (WebhookHttpClient), so a DNS failure there is a transient error, not a refusal.
+ */
 @Injectable()
 export class WebhookTargetPolicy {
   constructor(private readonly config: AppConfig) {}
 
-  async check(rawUrl: string): Promise<TargetVerdict> {
+  checkUrl(rawUrl: string): TargetVerdict {
     let url: URL;
     try {
       url = new URL(rawUrl);
     } catch {
-      return { allowed: false, reason: 'must be an absolute http(s) URL' };
+      return { allowed: false, reason: 'must be an absolute https URL' };
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-      return { allowed: false, reason: 'must use http or https' };
+    const allowPrivate = this.config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
+    if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+      return {
+        allowed: false,
+        reason: allowPrivate ? 'must use http or https' : 'must use https (deliveries are HTTPS POSTs)',
+      };
     }
     if (url.username || url.password) return { allowed: false, reason: 'must not contain credentials' };
-    if (this.config.WEBHOOK_ALLOW_PRIVATE_TARGETS) return { allowed: true };
+    // Characters the WHATWG serialisation leaves as they are but RFC 3986 forbids (| ^ { } [ ] in the path
+    // or query) are refused rather than guessed at.
+    if (!isRfc3986PathQueryFragment(url.pathname + url.search + url.hash)) {
+      return { allowed: false, reason: 'must be a valid URI (RFC 3986)' };
+    }
     const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (!allowPrivate && isIP(host) !== 0 && !isPublicAddress(host)) return refusedAddress(host);
+    return { allowed: true, url: url.href };
+  }
+
+  /** At registration: `checkUrl`, then every address the host name resolves to must be public. */
+  async check(rawUrl: string): Promise<TargetVerdict> {
+    const verdict = this.checkUrl(rawUrl);
+    if (!verdict.allowed || this.config.WEBHOOK_ALLOW_PRIVATE_TARGETS) return verdict;
+    const host = new URL(verdict.url).hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) !== 0) return verdict;
     let addresses: string[];
     try {
-      addresses = isIP(host)
-        ? [host]
-        : (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+      addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
     } catch {
       return { allowed: false, reason: `host ${host} could not be resolved` };
     }
     const blocked = addresses.find((address) => !isPublicAddress(address));
-    if (blocked !== undefined) {
-      return {
-        allowed: false,
-        reason: `resolves to ${blocked}, a loopback, private, link-local or reserved address`,
-      };
-    }
-    return { allowed: true };
+    return blocked === undefined ? verdict : refusedAddress(blocked);
   }
+}
+
+function refusedAddress(address: string): TargetVerdict {
+  return {
+    allowed: false,
+    reason: `resolves to ${address}, a loopback, private, link-local or reserved address`,
+  };
 }

@@ -20,7 +20,7 @@ interface Received {
   arrivedAt: number;
 }
 
-type Answer = { status: number; delayMs?: number };
+type Answer = { status: number; delayMs?: number; location?: string };
 
 /** A real HTTP server on 127.0.0.1 (random port) that answers per path and per request number. */
 class Receiver {
@@ -56,10 +56,11 @@ class Receiver {
         };
         this.requests.push(received);
         const how = this.answers.get(path) ?? ((): Answer => ({ status: 200 }));
-        const { status, delayMs = 0 } = how(this.to(path).length);
+        const { status, delayMs = 0, location } = how(this.to(path).length);
+        const headers = { 'Content-Type': 'text/plain', ...(location ? { Location: location } : {}) };
         const timer = setTimeout(() => {
           this.pendingTimers.delete(timer);
-          if (!response.destroyed) response.writeHead(status, { 'Content-Type': 'text/plain' }).end('ok');
+          if (!response.destroyed) response.writeHead(status, headers).end('ok');
         }, delayMs);
         this.pendingTimers.add(timer);
       });
@@ -144,7 +145,7 @@ describe('Webhook deliveries', () => {
 
   it(
     'signs and delivers balance.low; retries 500 after ~5 s and ~10 s; one attempt on 410; a timeout is a failed ' +
-      'attempt; nothing to unsubscribed, inactive or deleted endpoints',
+      'attempt; a 302 is a failed attempt and is not followed; nothing to unsubscribed, inactive or deleted endpoints',
     async () => {
       const workspace = await t.createWorkspace({
         name: 'Hooks delivery',
@@ -154,12 +155,14 @@ describe('Webhook deliveries', () => {
       receiver.answer('/ok', () => ({ status: 200 }));
       receiver.answer('/error-500', () => ({ status: 500 }));
       receiver.answer('/gone-410', () => ({ status: 410 }));
+      receiver.answer('/redirect-302', () => ({ status: 302, location: receiver.url('/redirect-target') }));
       // First answer comes after the 10 s deadline; the retry is answered at once.
       receiver.answer('/slow', (n) => (n === 1 ? { status: 200, delayMs: 11_000 } : { status: 200 }));
       const ok = await register(workspace.apiKey, '/ok', ['balance.low', 'transcription.completed']);
       const failing = await register(workspace.apiKey, '/error-500', ['balance.low']);
       const gone = await register(workspace.apiKey, '/gone-410', ['balance.low']);
       const slow = await register(workspace.apiKey, '/slow', ['balance.low']);
+      const redirecting = await register(workspace.apiKey, '/redirect-302', ['balance.low']);
       await register(workspace.apiKey, '/unsubscribed', ['transcription.failed', 'transcription.completed']);
       const inactive = await register(workspace.apiKey, '/inactive', ['balance.low']);
       await dataSource.query('UPDATE webhook_endpoints SET is_active = false WHERE id = $1', [inactive.id]);
@@ -183,7 +186,7 @@ describe('Webhook deliveries', () => {
         'every delivery of the event ending',
         async () => {
           const rows = await deliveriesOf(event.id);
-          return rows.length === 4 && rows.every((row) => row.status !== 'pending') && rows;
+          return rows.length === 5 && rows.every((row) => row.status !== 'pending') && rows;
         },
         45_000,
       );
@@ -251,12 +254,20 @@ describe('Webhook deliveries', () => {
       expect(slowGap).toBeLessThanOrEqual(17_500);
       for (const request of slowRequests) verifySignature(request, slow.secret);
 
+      // 302: a failed attempt like any non-2xx (retried), the Location is never requested.
+      expect(receiver.to('/redirect-302')).toHaveLength(3);
+      expect(receiver.to('/redirect-target')).toHaveLength(0);
+      expect(byEndpoint.get(redirecting.id)?.status).toBe('failed');
+      expect(byEndpoint.get(redirecting.id)?.attempts.map((attempt) => attempt.statusCode)).toEqual([
+        302, 302, 302,
+      ]);
+
       // Not subscribed, inactive, deleted: no row, no request.
       expect(receiver.to('/unsubscribed')).toHaveLength(0);
       expect(receiver.to('/inactive')).toHaveLength(0);
       expect(receiver.to('/deleted')).toHaveLength(0);
       expect(finished.map((row) => row.endpointId).sort()).toEqual(
-        [ok.id, failing.id, gone.id, slow.id].sort(),
+        [ok.id, failing.id, gone.id, slow.id, redirecting.id].sort(),
       );
 
       // Still below the threshold: disarmed, a further drop records nothing.
@@ -370,4 +381,75 @@ describe('Webhook deliveries', () => {
       5_000,
     );
   });
+});
+
+describe('Webhook deliveries with the production address policy (WEBHOOK_ALLOW_PRIVATE_TARGETS=false)', () => {
+  let t: TestApp;
+  let dataSource: DataSource;
+  beforeAll(async () => {
+    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
+    dataSource = t.app.get(DataSource);
+  });
+  afterAll(() => t.close());
+
+  it('retries a host name that does not resolve at delivery time; an address the policy refuses fails at once', async () => {
+    const workspace = await t.createWorkspace({
+      name: 'Hooks DNS',
+      balanceEur: 1.5,
+      lowBalanceThresholdEur: 1,
+    });
+    const register = async () => {
+      const response = await t
+        .http()
+        .post('/v1/webhooks')
+        .set(bearer(workspace.apiKey))
+        .send({ url: 'https://93.184.216.34/hook', events: ['balance.low'] });
+      expect(response.status).toBe(201);
+      expectMatchesSpec(response, 'createWebhook');
+      return response.body.data.id as string;
+    };
+    // Registered while valid; later the name stops resolving (.invalid never resolves, RFC 6761), or the
+    // stored address is one the policy refuses (6to4 of 127.0.0.1).
+    const unresolvable = await register();
+    const refused = await register();
+    await dataSource.query('UPDATE webhook_endpoints SET url = $1 WHERE id = $2', [
+      'https://does-not-exist.invalid/hook',
+      unresolvable,
+    ]);
+    await dataSource.query('UPDATE webhook_endpoints SET url = $1 WHERE id = $2', [
+      'https://[2002:7f00:1::]/hook',
+      refused,
+    ]);
+
+    await t.app
+      .get(LedgerService)
+      .post({ workspaceId: workspace.workspaceId, kind: 'adjustment', amountMicro: -600_000 });
+
+    const deliveryTo = (endpointId: string) =>
+      dataSource.getRepository(WebhookDelivery).findOneBy({ endpointId });
+    const retried = await eventually(
+      'a second attempt to the unresolvable host',
+      async () => {
+        const delivery = await deliveryTo(unresolvable);
+        return delivery && delivery.attempts.length >= 2 && delivery;
+      },
+      20_000,
+    );
+    for (const attempt of retried.attempts.slice(0, 2)) {
+      expect(attempt).toMatchObject({
+        statusCode: null,
+        error: expect.stringMatching(/^dns failure: .*(ENOTFOUND|EAI_AGAIN)/),
+      });
+    }
+    const refusal = await deliveryTo(refused);
+    expect(refusal?.status).toBe('failed');
+    expect(refusal?.attempts).toEqual([
+      {
+        at: expect.any(String),
+        durationMs: expect.any(Number),
+        statusCode: null,
+        error: expect.stringMatching(/^refused: url resolves to 2002:7f00:1::/),
+      },
+    ]);
+  }, 40_000);
 });

@@ -80,6 +80,28 @@ describe('Webhook endpoints', () => {
     expectMatchesSpec(response, 'createWebhook');
   });
 
+  it('stores and returns a non-ASCII URL in its ASCII form (punycode host, percent-encoded path)', async () => {
+    const created = await create(mine, {
+      url: 'https://bücher.example/präsentation?q=日本',
+      events: ['balance.low'],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data.url).toBe(
+      'https://xn--bcher-kva.example/pr%C3%A4sentation?q=%E6%97%A5%E6%9C%AC',
+    );
+    expectMatchesSpec(created, 'createWebhook');
+    const list = await t.http().get('/v1/webhooks').set(bearer(mine));
+    expectMatchesSpec(list, 'listWebhooks');
+  });
+
+  it('refuses a URL that is not a valid RFC 3986 URI even in its ASCII form', async () => {
+    const response = await create(mine, { url: 'https://example.org/a|b', events: ['balance.low'] });
+    expect(response.status).toBe(422);
+    expect(response.body.type).toBe(validation);
+    expect(Object.keys(response.body.errors.fieldErrors)).toEqual(['url']);
+    expectMatchesSpec(response, 'createWebhook');
+  });
+
   describe('with WEBHOOK_ALLOW_PRIVATE_TARGETS=false (the production default)', () => {
     let strict: TestApp;
     let key: string;
@@ -90,14 +112,22 @@ describe('Webhook endpoints', () => {
     afterAll(() => strict.close());
 
     it.each([
-      'http://127.0.0.1:8080/hook',
-      'http://localhost/hook',
-      'http://10.1.2.3/hook',
-      'http://192.168.0.10/hook',
-      'http://169.254.169.254/latest/meta-data',
-      'http://[::1]/hook',
-      'http://[::ffff:127.0.0.1]/hook',
-      'http://0.0.0.0/hook',
+      'https://127.0.0.1:8080/hook',
+      'https://localhost/hook',
+      'https://10.1.2.3/hook',
+      'https://192.168.0.10/hook',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::1]/hook',
+      'https://[::ffff:127.0.0.1]/hook',
+      'https://0.0.0.0/hook',
+      // IPv6 forms that embed a loopback or private IPv4 address.
+      'https://[2002:7f00:1::]/hook', // 6to4 of 127.0.0.1
+      'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook', // Teredo, client 127.0.0.1
+      'https://[64:ff9b:1::7f00:1]/hook', // local-use NAT64
+      'https://[64:ff9b::7f00:1]/hook', // well-known NAT64 of 127.0.0.1
+      'https://[::7f00:1]/hook', // IPv4-compatible 127.0.0.1
+      'https://[::ffff:0:7f00:1]/hook', // IPv4-translated 127.0.0.1
+      'https://[::ffff:7f00:1]/hook', // IPv4-mapped 127.0.0.1, hex
     ])('refuses %s at registration', async (url) => {
       const response = await strict
         .http()
@@ -106,6 +136,20 @@ describe('Webhook endpoints', () => {
         .send({ url, events: ['balance.low'] });
       expect(response.status).toBe(422);
       expect(response.body.errors.fieldErrors.url[0]).toMatch(/loopback|private|reserved|resolved/);
+      expectMatchesSpec(response, 'createWebhook');
+    });
+
+    it('refuses an http URL: deliveries are HTTPS POSTs', async () => {
+      const response = await strict
+        .http()
+        .post('/v1/webhooks')
+        .set(bearer(key))
+        .send({ url: 'http://93.184.216.34/hook', events: ['balance.low'] });
+      expect(response.status).toBe(422);
+      expect(response.body.type).toBe(validation);
+      expect(response.body.errors.fieldErrors.url).toEqual([
+        'url must use https (deliveries are HTTPS POSTs)',
+      ]);
       expectMatchesSpec(response, 'createWebhook');
     });
 
