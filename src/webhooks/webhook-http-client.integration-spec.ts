@@ -76,6 +76,17 @@ describe('WebhookHttpClient', () => {
     });
   });
 
+  it.each([false, true])(
+    'reports a host name that does not resolve as a DNS failure, not a refusal (private targets allowed: %s)',
+    async (allowPrivateTargets) => {
+      const result = await post('/', { url: 'http://does-not-exist.invalid/ok', allowPrivateTargets });
+      expect(result).toEqual({
+        statusCode: null,
+        error: expect.stringMatching(/^dns failure: .*(ENOTFOUND|EAI_AGAIN)/),
+      });
+    },
+  );
+
   it('refuses a host name that resolves to a private address at connection time', async () => {
     const port = (server.address() as AddressInfo).port;
     const result = await post('/', { url: `http://localhost:${port}/ok`, allowPrivateTargets: false });

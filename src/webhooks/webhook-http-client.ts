@@ -47,7 +47,9 @@ const DNS_FAILURE_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'ENODAT
 
 function describeError(error: unknown): string {
   const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
+  // Not `instanceof Error`: errors from another realm (a vm context, as under jest) would lose their message.
+  const ownMessage = (error as { message?: unknown }).message;
+  const message = typeof ownMessage === 'string' ? ownMessage : String(error);
   return typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message;
 }
 
