@@ -3,6 +3,7 @@ import { Workspace } from '../account/workspace.entity';
 import { ApiKey } from '../auth/api-key.entity';
 import { LedgerEntry } from '../billing/ledger-entry.entity';
 import { IdempotencyRecord } from '../transcriptions/idempotency-record.entity';
+import { TranscriptionTombstone } from '../transcriptions/transcription-tombstone.entity';
 import { Transcription } from '../transcriptions/transcription.entity';
 import { Vocabulary } from '../vocabularies/vocabulary.entity';
 import { OutboxEvent } from '../webhooks/outbox-event.entity';
@@ -15,6 +16,7 @@ export const ENTITIES = [
   User,
   ApiKey,
   Transcription,
+  TranscriptionTombstone,
   IdempotencyRecord,
   Vocabulary,
   WebhookEndpoint,

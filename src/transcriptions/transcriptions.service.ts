@@ -13,6 +13,7 @@ import type { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
 import { BillingGate } from './billing-gate.service';
 import { TierLanguagePolicy } from './tier-language.policy';
 import { TranscriptionEventsService } from './transcription-events.service';
+import { keepListPosition, pageAfterCursor } from './transcription-list-cursor';
 import { TranscriptionQueue } from './transcription-queue.service';
 import { Transcription } from './transcription.entity';
 import type { StoredUpload } from './upload/multipart-upload';
@@ -115,13 +116,11 @@ export class TranscriptionsService {
     return state;
   }
 
-  /** Newest first, ties broken by id; the cursor is the id of the previous page's last item. */
+  /** Newest first, ties broken by id; the cursor rule lives in transcription-list-cursor.ts. */
   async list(workspaceId: string, query: ListTranscriptionsQueryDto): Promise<TranscriptionPage> {
     const builder = this.transcriptions
       .createQueryBuilder('t')
       .where('t.workspace_id = :workspaceId', { workspaceId })
-      .orderBy('t.created_on', 'DESC')
-      .addOrderBy('t.id', 'DESC')
       .take(query.limit + 1);
     if (query.status) builder.andWhere('t.status = :status', { status: query.status });
     if (query.model) builder.andWhere('t.model = :model', { model: query.model });
@@ -135,18 +134,7 @@ export class TranscriptionsService {
         ),
       );
     }
-    if (query.cursor) {
-      const anchor = await this.transcriptions.findOne({
-        where: { workspaceId, id: query.cursor.toLowerCase() },
-        select: { id: true, createdOn: true },
-      });
-      if (!anchor)
-        throw ProblemException.field('cursor', 'cursor does not name a transcription of this workspace');
-      builder.andWhere('(t.created_on, t.id) < (:anchorCreated, :anchorId)', {
-        anchorCreated: anchor.createdOn,
-        anchorId: anchor.id,
-      });
-    }
+    await pageAfterCursor(this.transcriptions.manager, builder, 't', workspaceId, query.cursor);
     const rows = await builder.getMany();
     const hasMore = rows.length > query.limit;
     const items = rows.slice(0, query.limit);
@@ -168,6 +156,7 @@ export class TranscriptionsService {
         await tx.getRepository(Workspace).increment({ id: workspaceId }, 'freeTranscriptionsRemaining', 1);
       }
       await tx.getRepository(Transcription).delete({ id });
+      await keepListPosition(tx, transcription);
       return transcription;
     });
     if (removed.status === 'queued' || removed.status === 'processing') {

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { DELETED_CURSOR_RETENTION_DAYS } from '../../src/transcriptions/transcription-list-cursor';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { insertTranscription } from '../support/transcriptions';
@@ -174,6 +176,98 @@ describe('Reading transcriptions', () => {
     expect(stillThere.status).toBe(200);
     const theirList = await list('?limit=100', theirs.apiKey);
     expect(theirList.body.data).toHaveLength(1);
+  });
+
+  describe('cursors survive deletion', () => {
+    type Page = { ids: string[]; cursor: string | null; hasMore: boolean };
+    let key: string;
+    let rows: string[];
+
+    const page = async (query: string): Promise<Page> => {
+      const response = await list(query, key);
+      expect(response.status).toBe(200);
+      expectMatchesSpec(response, 'listTranscriptions');
+      return {
+        ids: response.body.data.map((item: { id: string }) => item.id),
+        cursor: response.body.cursor,
+        hasMore: response.body.hasMore,
+      };
+    };
+    const remove = async (id: string, apiKey = key) => {
+      const response = await t.http().delete(`/v1/transcriptions/${id}`).set(bearer(apiKey));
+      expect(response.status).toBe(204);
+      expectMatchesSpec(response, 'deleteTranscription');
+    };
+
+    beforeEach(async () => {
+      const workspace = await t.createWorkspace({ name: 'List and delete' });
+      key = workspace.apiKey;
+      const base = Date.now() - 60_000;
+      // Seven rows, newest first in `rows`; rows 2 and 3 share one createdOn (the id breaks the tie).
+      const inserted = [];
+      for (const second of [0, 1, 2, 3, 3, 4, 5]) {
+        inserted.push(
+          await insertTranscription(t, workspace.workspaceId, { createdOn: new Date(base + second * 1000) }),
+        );
+      }
+      rows = inserted
+        .sort((a, b) => b.createdOn.getTime() - a.createdOn.getTime() || (a.id < b.id ? 1 : -1))
+        .map((row) => row.id);
+    });
+
+    it('the next page after the deleted cursor item starts right after it: no gap, no duplicate', async () => {
+      const first = await page('?limit=2');
+      expect(first).toEqual({ ids: rows.slice(0, 2), cursor: rows[1], hasMore: true });
+      await remove(first.cursor as string);
+      const second = await page(`?limit=2&cursor=${first.cursor}`);
+      expect(second).toEqual({ ids: rows.slice(2, 4), cursor: rows[3], hasMore: true });
+      // The cursor sits on the createdOn tie: delete it too, the tie-break still places it.
+      await remove(second.cursor as string);
+      const third = await page(`?limit=3&cursor=${second.cursor}`);
+      expect(third).toEqual({ ids: rows.slice(4, 7), cursor: null, hasMore: false });
+    });
+
+    it('a "list and delete everything" loop ends with an empty list', async () => {
+      let cursor: string | null = null;
+      let pages = 0;
+      const deleted: string[] = [];
+      do {
+        const current = await page(`?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+        for (const id of current.ids) await remove(id);
+        deleted.push(...current.ids);
+        cursor = current.cursor;
+        pages++;
+      } while (cursor && pages < 10);
+      expect(deleted).toEqual(rows);
+      expect(await page('?limit=100')).toEqual({ ids: [], cursor: null, hasMore: false });
+    });
+
+    it('a cursor deleted longer ago than the retention is 422, its tombstone swept by a later deletion', async () => {
+      const first = await page('?limit=2');
+      await remove(first.cursor as string);
+      // Age the tombstone past DELETED_CURSOR_RETENTION_DAYS; the next deletion sweeps it.
+      await t.app
+        .get(DataSource)
+        .query(
+          `UPDATE transcription_tombstones SET deleted_on = now() - make_interval(days => $1) WHERE id = $2`,
+          [DELETED_CURSOR_RETENTION_DAYS, first.cursor],
+        );
+      expect((await list(`?cursor=${first.cursor}`, key)).status).toBe(200);
+      await remove(rows[6]);
+      const response = await list(`?cursor=${first.cursor}`, key);
+      expect(response.status).toBe(422);
+      expectMatchesSpec(response, 'listTranscriptions');
+    });
+
+    it("another workspace's deleted transcription is still not a cursor here (422)", async () => {
+      const other = await t.createWorkspace({ name: 'Other list and delete' });
+      const foreign = await insertTranscription(t, other.workspaceId);
+      await remove(foreign.id, other.apiKey);
+      const response = await list(`?cursor=${foreign.id}`, key);
+      expect(response.status).toBe(422);
+      expect(response.body.type).toBe(problem('validation'));
+      expectMatchesSpec(response, 'listTranscriptions');
+    });
   });
 
   it('unknown and malformed ids are 404', async () => {
