@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AutoReloadSettingsService } from './auto-reload-settings.service';
+import { BillingGate } from './billing-gate.service';
 import { LedgerEntry } from './ledger-entry.entity';
 import { LedgerService } from './ledger.service';
+import { TranscriptionBilling } from './transcription-billing.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([LedgerEntry])],
-  providers: [LedgerService, AutoReloadSettingsService],
-  exports: [LedgerService, AutoReloadSettingsService],
+  providers: [LedgerService, AutoReloadSettingsService, BillingGate, TranscriptionBilling],
+  exports: [LedgerService, AutoReloadSettingsService, TranscriptionBilling],
 })
 export class BillingModule {}

@@ -2,11 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { Workspace } from '../account/workspace.entity';
-import { LedgerService } from '../billing/ledger.service';
-import { costMicro, pricePerMinuteMicro } from '../billing/pricing';
+import { TranscriptionBilling } from '../billing/transcription-billing.service';
 import { microToEur } from '../common/money';
-import { AppConfig } from '../config/app-config';
 import { EngineError, type TranscribeResult } from '../engine/engine.types';
 import { EngineRunner } from '../engine/runner/engine-runner';
 import { MetricsService } from '../metrics/metrics.service';
@@ -36,8 +33,7 @@ export class TranscriptionJobService {
     private readonly engine: EngineRunner,
     private readonly storage: FileStorage,
     private readonly events: TranscriptionEventsService,
-    private readonly ledger: LedgerService,
-    private readonly config: AppConfig,
+    private readonly billing: TranscriptionBilling,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -144,31 +140,9 @@ export class TranscriptionJobService {
     const outcome = await this.dataSource.transaction(async (tx) => {
       const transcription = await this.lockOpen(tx, transcriptionId);
       if (!transcription) return null;
-      const price = pricePerMinuteMicro(this.config, transcription.model);
-      const cost = transcription.usesFreeTranscription ? 0 : costMicro(result.duration, price);
-      if (cost > 0) {
-        const workspace = await tx.getRepository(Workspace).findOne({
-          where: { id: transcription.workspaceId },
-          lock: { mode: 'pessimistic_write' },
-        });
-        if (!workspace || workspace.balanceMicro < cost) {
-          return this.markFailed(
-            tx,
-            transcription,
-            `INSUFFICIENT_BALANCE: the ${result.duration.toFixed(1)} s of audio cost ${microToEur(cost)} EUR, more than the balance of ${microToEur(workspace?.balanceMicro ?? 0)} EUR`,
-          );
-        }
-        await this.ledger.post(
-          {
-            workspaceId: transcription.workspaceId,
-            kind: 'charge',
-            amountMicro: -cost,
-            transcriptionId,
-            description: `${transcription.model} transcription, ${Math.ceil(result.duration)} s`,
-          },
-          tx,
-        );
-      }
+      const settlement = await this.billing.settle(tx, transcription, result.duration);
+      if (settlement.kind === 'refused') return this.markFailed(tx, transcription, settlement.reason);
+      const cost = settlement.costMicro;
       const completedAt = new Date();
       Object.assign(transcription, {
         status: 'completed',
@@ -217,12 +191,7 @@ export class TranscriptionJobService {
     transcription: Transcription,
     errorMessage: string,
   ): Promise<Transcription> {
-    if (transcription.usesFreeTranscription) {
-      await tx
-        .getRepository(Workspace)
-        .increment({ id: transcription.workspaceId }, 'freeTranscriptionsRemaining', 1);
-      transcription.usesFreeTranscription = false;
-    }
+    if (await this.billing.release(tx, transcription)) transcription.usesFreeTranscription = false;
     const failedAt = new Date();
     Object.assign(transcription, { status: 'failed', errorMessage, failedAt, costMicro: null });
     await tx.getRepository(Transcription).save(transcription);

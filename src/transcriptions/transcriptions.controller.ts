@@ -20,10 +20,15 @@ export class TranscriptionsController {
     private readonly events: TranscriptionEventsService,
   ) {}
 
+  /** Sent as the service's bytes: a replayed Idempotency-Key answer is byte-identical to the first. */
   @Post()
-  @HttpCode(202)
-  create(@CurrentPrincipal() principal: Principal, @Req() request: Request): Promise<unknown> {
-    return this.uploads.accept(principal, request);
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const reply = await this.uploads.accept(principal, request);
+    response.status(reply.status).setHeader('Content-Type', reply.contentType).end(reply.body);
   }
 
   @Get()

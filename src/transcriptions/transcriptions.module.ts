@@ -14,7 +14,6 @@ import { Transcription } from './transcription.entity';
 import { TranscriptionProcessor } from './transcription.processor';
 import { TranscriptionsController } from './transcriptions.controller';
 import { TranscriptionsService } from './transcriptions.service';
-import { BillingGate } from './billing-gate.service';
 import { TranscriptionUploadService } from './upload/transcription-upload.service';
 
 @Module({
@@ -28,7 +27,6 @@ import { TranscriptionUploadService } from './upload/transcription-upload.servic
   providers: [
     TranscriptionsService,
     TierLanguagePolicy,
-    BillingGate,
     TranscriptionUploadService,
     IdempotencyService,
     TranscriptionQueue,

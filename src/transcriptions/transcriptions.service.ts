@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { Brackets, DataSource, Repository } from 'typeorm';
-import { Workspace } from '../account/workspace.entity';
+import { Brackets, DataSource, EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
+import { TranscriptionBilling } from '../billing/transcription-billing.service';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
 import { FileStorage } from '../storage/file-storage';
@@ -10,7 +10,6 @@ import { VocabulariesService } from '../vocabularies/vocabularies.service';
 import { EXPORT_FORMATS, isExportFormat, type RenderedExport } from './export/export.types';
 import { renderExport } from './export/render-export';
 import type { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
-import { BillingGate } from './billing-gate.service';
 import { TierLanguagePolicy } from './tier-language.policy';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { keepListPosition, pageAfterCursor } from './transcription-list-cursor';
@@ -39,17 +38,20 @@ export class TranscriptionsService {
     private readonly storage: FileStorage,
     private readonly config: AppConfig,
     private readonly languagePolicy: TierLanguagePolicy,
-    private readonly billingGate: BillingGate,
+    private readonly billing: TranscriptionBilling,
   ) {}
 
   /**
    * Creates the job: the billing gate and the reservation of a free transcription happen under a lock of
    * the workspace row, in the same transaction as the insert, so concurrent uploads cannot overspend.
+   * `alongside` runs in that transaction after the insert (the upload completes its Idempotency-Key there),
+   * so what it writes commits with the job or not at all.
    */
   async create(
     principal: Principal,
     upload: StoredUpload & { mimeType: string; durationSeconds: number | null },
     options: UploadOptions,
+    alongside?: (tx: EntityManager, created: Transcription) => Promise<void>,
   ): Promise<Transcription> {
     // Before anything is looked up or reserved: a job the tier cannot serve never exists.
     this.languagePolicy.assertServes(options.model, options.language);
@@ -64,19 +66,11 @@ export class TranscriptionsService {
     }
     const vocabulary = combineVocabulary(saved?.words ?? [], options.inlineVocabulary);
     const transcription = await this.dataSource.transaction(async (tx) => {
-      const workspace = await tx.getRepository(Workspace).findOne({
-        where: { id: principal.workspaceId },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!workspace) throw ProblemException.notFound('The workspace');
-      const { usesFree } = await this.billingGate.admit(tx, workspace, {
+      const { usesFree } = await this.billing.reserve(tx, principal.workspaceId, {
         model: options.model,
         durationSeconds: upload.durationSeconds,
       });
-      if (usesFree) {
-        await tx.getRepository(Workspace).decrement({ id: workspace.id }, 'freeTranscriptionsRemaining', 1);
-      }
-      return tx.getRepository(Transcription).save(
+      const created = await tx.getRepository(Transcription).save(
         tx.getRepository(Transcription).create({
           workspaceId: principal.workspaceId,
           userId: principal.userId,
@@ -95,6 +89,8 @@ export class TranscriptionsService {
           usesFreeTranscription: usesFree,
         }),
       );
+      await alongside?.(tx, created);
+      return created;
     });
     await this.queue.enqueueOrDefer(transcription.id, transcription.model);
     return transcription;
@@ -152,9 +148,7 @@ export class TranscriptionsService {
         lock: { mode: 'pessimistic_write' },
       });
       if (!transcription) throw ProblemException.notFound('The transcription');
-      if (transcription.usesFreeTranscription && transcription.status !== 'completed') {
-        await tx.getRepository(Workspace).increment({ id: workspaceId }, 'freeTranscriptionsRemaining', 1);
-      }
+      await this.billing.release(tx, transcription);
       await tx.getRepository(Transcription).delete({ id });
       await keepListPosition(tx, transcription);
       return transcription;

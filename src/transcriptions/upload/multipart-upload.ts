@@ -35,20 +35,25 @@ const tooLarge = (): ProblemException =>
     { Connection: 'close' },
   );
 
+/** Refuses (422 file-too-large) a body whose declared Content-Length cannot hold a file within the limit. */
+export function assertDeclaredLengthWithinLimit(request: IncomingMessage, maxBytes = MAX_UPLOAD_BYTES): void {
+  const declaredLength = Number(request.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declaredLength) && declaredLength > maxBytes + MULTIPART_OVERHEAD_BYTES) {
+    throw tooLarge();
+  }
+}
+
 /**
  * Streams a multipart upload: the `file` part goes straight to storage (never buffered whole) while being
  * hashed; text fields are collected. Stops reading as soon as the size limit is passed and removes the
  * partial file.
  */
-export function parseMultipartUpload(
+export async function parseMultipartUpload(
   request: IncomingMessage,
   storage: FileStorage,
   maxBytes = MAX_UPLOAD_BYTES,
 ): Promise<ParsedUpload> {
-  const declaredLength = Number(request.headers['content-length'] ?? NaN);
-  if (Number.isFinite(declaredLength) && declaredLength > maxBytes + MULTIPART_OVERHEAD_BYTES) {
-    return Promise.reject(tooLarge());
-  }
+  assertDeclaredLengthWithinLimit(request, maxBytes);
   return new Promise<ParsedUpload>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {

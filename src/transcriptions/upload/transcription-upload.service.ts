@@ -1,21 +1,38 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import type { Principal } from '../../auth/principal';
+import { TranscriptionBilling } from '../../billing/transcription-billing.service';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { AppConfig } from '../../config/app-config';
 import { probeMedia } from '../../engine/audio/media-probe';
 import { formatHours } from '../../engine/speech/audio-length.guard';
 import { FileStorage } from '../../storage/file-storage';
-import { IdempotencyService, parseIdempotencyKey, requestFingerprint } from '../idempotency.service';
+import {
+  type IdempotencyClaim,
+  IdempotencyService,
+  parseIdempotencyKey,
+  requestFingerprint,
+  type StoredResponse,
+} from '../idempotency.service';
 import { toCreatedTranscription } from '../transcription.views';
 import { TranscriptionsService } from '../transcriptions.service';
 import { acceptedMediaType } from './media-type';
-import { parseMultipartUpload, type StoredUpload } from './multipart-upload';
+import { assertDeclaredLengthWithinLimit, parseMultipartUpload, type StoredUpload } from './multipart-upload';
 import { parseUploadOptions } from './upload-options';
 
+/** The answer to an upload, as bytes: a replay must send exactly what the first answer sent. */
+export type UploadReply = StoredResponse;
+
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /**
- * POST /v1/transcriptions: the upload streams to storage, then fields, real media type, idempotency and the
- * billing gate are checked; whatever refuses the request also removes the stored file.
+ * POST /v1/transcriptions in two phases (docs/decisions.md, "Refusing an upload before its body"):
+ * 1. before a byte of the body is read: the content type, a declared Content-Length over the limit, the
+ *    Idempotency-Key (malformed, or still in flight: 409) and the billing gate as far as it needs no
+ *    duration (402/429). These refusals close the connection, so the client stops sending.
+ * 2. the body streams to storage, then fields, real media type, the stored answer of a completed key (its
+ *    fingerprint needs the file) and the full billing gate are checked; whatever refuses the request also
+ *    removes the stored file and releases the key. The job and the key's answer commit together.
  */
 @Injectable()
 export class TranscriptionUploadService {
@@ -23,56 +40,76 @@ export class TranscriptionUploadService {
     private readonly storage: FileStorage,
     private readonly transcriptions: TranscriptionsService,
     private readonly idempotency: IdempotencyService,
+    private readonly billing: TranscriptionBilling,
     private readonly config: AppConfig,
   ) {}
 
-  async accept(
-    principal: Principal,
-    request: Request,
-  ): Promise<{ data: ReturnType<typeof toCreatedTranscription> }> {
-    if (!request.is('multipart/form-data')) {
-      throw new ProblemException('unsupported-media-type', 'Upload the file as multipart/form-data.');
-    }
-    // The body is read before anything else is refused, so clients are never cut off mid-upload
-    // (only the size limit stops reading early, by design).
-    const { fields, file } = await parseMultipartUpload(request, this.storage);
-    if (!file) throw new ProblemException('missing-file', 'The multipart field `file` is missing.');
-    let claimedRecord: string | null = null;
+  async accept(principal: Principal, request: Request): Promise<UploadReply> {
+    const claim = await this.refuseBeforeBody(principal, request);
+    const claimedRecord = claim?.kind === 'claimed' ? claim.recordId : null;
+    const lease = claimedRecord ? this.idempotency.holdClaim(claimedRecord) : null;
+    let file: StoredUpload | null = null;
+    let created = false;
     try {
-      const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      const options = parseUploadOptions(fields);
+      const parsed = await parseMultipartUpload(request, this.storage);
+      file = parsed.file;
+      if (!file) throw new ProblemException('missing-file', 'The multipart field `file` is missing.');
+      const fingerprint = requestFingerprint({
+        method: 'POST /v1/transcriptions',
+        fields: parsed.fields,
+        file: file.sha256,
+        name: file.originalFileName,
+      });
+      if (claim?.kind === 'answered') return this.idempotency.replay(claim, fingerprint);
+      const options = parseUploadOptions(parsed.fields);
       const { mimeType, durationSeconds } = await this.inspectMedia(file);
-      if (key) {
-        const claim = await this.idempotency.claim(
-          principal.workspaceId,
-          key,
-          requestFingerprint({
-            method: 'POST /v1/transcriptions',
-            fields,
-            file: file.sha256,
-            name: file.originalFileName,
-          }),
-        );
-        if (claim.kind === 'replay') {
-          await this.storage.delete(file.storageKey);
-          return claim.body as { data: ReturnType<typeof toCreatedTranscription> };
-        }
-        claimedRecord = claim.recordId;
-      }
-      const transcription = await this.transcriptions.create(
+      const answer: { reply?: UploadReply } = {};
+      await this.transcriptions.create(
         principal,
         { ...file, mimeType, durationSeconds },
         options,
+        async (tx, transcription) => {
+          const reply: UploadReply = {
+            status: 202,
+            contentType: JSON_CONTENT_TYPE,
+            body: JSON.stringify({ data: toCreatedTranscription(transcription) }),
+          };
+          if (claimedRecord) await this.idempotency.complete(tx, claimedRecord, fingerprint, reply);
+          answer.reply = reply;
+        },
       );
-      const body = { data: toCreatedTranscription(transcription) };
-      if (claimedRecord) await this.idempotency.complete(claimedRecord, 202, body);
-      return body;
+      created = true;
+      if (!answer.reply) throw new Error('the transcription was created without its answer');
+      return answer.reply;
     } catch (error) {
-      await this.storage.delete(file.storageKey).catch(() => undefined);
       if (claimedRecord) await this.idempotency.release(claimedRecord).catch(() => undefined);
       throw error;
     } finally {
-      await file.local.release().catch(() => undefined);
+      lease?.stop();
+      if (file && (!created || claim?.kind === 'answered')) {
+        await this.storage.delete(file.storageKey).catch(() => undefined);
+      }
+      await file?.local.release().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Everything that can refuse the upload without its body. A refusal here answers with
+   * `Connection: close`: Node would otherwise read (and discard) the whole body to keep the connection.
+   */
+  private async refuseBeforeBody(principal: Principal, request: Request): Promise<IdempotencyClaim | null> {
+    try {
+      if (!request.is('multipart/form-data')) {
+        throw new ProblemException('unsupported-media-type', 'Upload the file as multipart/form-data.');
+      }
+      assertDeclaredLengthWithinLimit(request);
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      await this.billing.precheck(principal.workspaceId);
+      // Claimed before the body: a retry sent while the first upload still streams gets 409 at once.
+      return key ? await this.idempotency.claim(principal.workspaceId, key) : null;
+    } catch (error) {
+      request.res?.setHeader('Connection', 'close');
+      throw error;
     }
   }
 
@@ -81,7 +118,9 @@ export class TranscriptionUploadService {
    * MAX_AUDIO_DURATION_HOURS is refused here, before a job exists; the engine checks the decoded length again,
    * since a header can understate it.
    */
-  private async inspectMedia(file: StoredUpload): Promise<{ mimeType: string; durationSeconds: number | null }> {
+  private async inspectMedia(
+    file: StoredUpload,
+  ): Promise<{ mimeType: string; durationSeconds: number | null }> {
     const probe = await probeMedia(file.local.path).catch(() => null);
     const mimeType = acceptedMediaType(file.head, probe);
     if (!mimeType) {

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, In, MoreThan } from 'typeorm';
 import { Workspace } from '../account/workspace.entity';
-import { costMicro, pricePerMinuteMicro } from '../billing/pricing';
 import { eurToMicro, microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
 import type { ModelTier } from '../engine/engine.types';
-import { Transcription } from './transcription.entity';
+import { Transcription } from '../transcriptions/transcription.entity';
+import { costMicro, pricePerMinuteMicro } from './pricing';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -25,6 +25,8 @@ export interface AdmissionRequest {
  *    be at least MINIMUM_BALANCE_EUR (the charge at completion is still checked against the balance).
  * 3. Failed jobs are never billed, so the audio of a workspace's failed jobs is bounded:
  *    UNBILLED_AUDIO_MINUTES_PER_DAY over the last 24 hours, after which new jobs get 429 until it frees up.
+ * The same rules with the duration unknown (a free transcription left, or the minimum balance) are a
+ * necessary condition for any upload, checked before its body is read (TranscriptionBilling.precheck).
  */
 @Injectable()
 export class BillingGate {

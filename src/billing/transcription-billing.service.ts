@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Workspace } from '../account/workspace.entity';
+import { microToEur } from '../common/money';
+import { ProblemException } from '../common/problem/problem.exception';
+import { AppConfig } from '../config/app-config';
+import type { Transcription } from '../transcriptions/transcription.entity';
+import { BillingGate, type AdmissionRequest } from './billing-gate.service';
+import { LedgerService } from './ledger.service';
+import { costMicro, pricePerMinuteMicro } from './pricing';
+
+/** What settling a completed job came to. */
+export type Settlement =
+  | { kind: 'charged'; costMicro: number }
+  /** The balance no longer covers the audio: the job fails unbilled (the reason is its error message). */
+  | { kind: 'refused'; reason: string };
+
+type BilledJob = Pick<Transcription, 'id' | 'workspaceId' | 'model' | 'usesFreeTranscription' | 'status'>;
+
+/**
+ * The money lifecycle of a transcription, and the only writer of free-transcription counts (balances move
+ * only through LedgerService). Each step runs in the caller's transaction, next to the state change it
+ * belongs to:
+ * - precheck: before an upload's body is read, the part of the billing gate that needs no duration;
+ * - reserve: at creation, under the workspace row's lock, the gate and the free transcription it uses;
+ * - settle: at completion, the charge for the decoded duration (or a refusal when the balance is short);
+ * - release: at failure or deletion of an unfinished job, the reserved free transcription is given back.
+ */
+@Injectable()
+export class TranscriptionBilling {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly gate: BillingGate,
+    private readonly ledger: LedgerService,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Refuses (402/429) a workspace that could start no transcription whatever the file: no free
+   * transcription left and less than the minimum balance available, or the unbilled-audio budget spent.
+   * Without a lock: reserve decides again, with the duration, in the creating transaction.
+   */
+  async precheck(workspaceId: string): Promise<void> {
+    const workspace = await this.dataSource.getRepository(Workspace).findOne({ where: { id: workspaceId } });
+    if (!workspace) throw ProblemException.notFound('The workspace');
+    // An unknown duration fits a free transcription and estimates nothing: only the minimum balance counts.
+    await this.gate.admit(this.dataSource.manager, workspace, { model: 'standard', durationSeconds: null });
+  }
+
+  /** Locks the workspace row, applies the gate and takes the free transcription the job uses, if any. */
+  async reserve(
+    tx: EntityManager,
+    workspaceId: string,
+    request: AdmissionRequest,
+  ): Promise<{ usesFree: boolean }> {
+    const workspace = await tx.getRepository(Workspace).findOne({
+      where: { id: workspaceId },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!workspace) throw ProblemException.notFound('The workspace');
+    const admission = await this.gate.admit(tx, workspace, request);
+    if (admission.usesFree) {
+      await tx.getRepository(Workspace).decrement({ id: workspace.id }, 'freeTranscriptionsRemaining', 1);
+    }
+    return admission;
+  }
+
+  /** Charges a completed job for its decoded duration; a job on a free transcription costs nothing. */
+  async settle(tx: EntityManager, job: BilledJob, durationSeconds: number): Promise<Settlement> {
+    const cost = job.usesFreeTranscription
+      ? 0
+      : costMicro(durationSeconds, pricePerMinuteMicro(this.config, job.model));
+    if (cost === 0) return { kind: 'charged', costMicro: 0 };
+    const workspace = await tx.getRepository(Workspace).findOne({
+      where: { id: job.workspaceId },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!workspace || workspace.balanceMicro < cost) {
+      return {
+        kind: 'refused',
+        reason: `INSUFFICIENT_BALANCE: the ${durationSeconds.toFixed(1)} s of audio cost ${microToEur(cost)} EUR, more than the balance of ${microToEur(workspace?.balanceMicro ?? 0)} EUR`,
+      };
+    }
+    await this.ledger.post(
+      {
+        workspaceId: job.workspaceId,
+        kind: 'charge',
+        amountMicro: -cost,
+        transcriptionId: job.id,
+        description: `${job.model} transcription, ${Math.ceil(durationSeconds)} s`,
+      },
+      tx,
+    );
+    return { kind: 'charged', costMicro: cost };
+  }
+
+  /**
+   * Gives back the free transcription an unfinished job reserved (it failed or was deleted); a completed
+   * job keeps it used. Returns whether one was given back.
+   */
+  async release(tx: EntityManager, job: BilledJob): Promise<boolean> {
+    if (!job.usesFreeTranscription || job.status === 'completed') return false;
+    await tx.getRepository(Workspace).increment({ id: job.workspaceId }, 'freeTranscriptionsRemaining', 1);
+    return true;
+  }
+}

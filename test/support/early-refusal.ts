@@ -1,0 +1,89 @@
+import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface StreamedUploadOutcome {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** Bytes the client had handed to its socket when the answer arrived. */
+  clientBytesSent: number;
+}
+
+const CHUNK = Buffer.alloc(1024 * 1024);
+
+/**
+ * POSTs a multipart upload that declares `declaredBytes` and generates them (zeros after a multipart head),
+ * stopping as soon as the answer arrives or after `giveUpAfterBytes` (the body is never sent whole). The
+ * connection is not reused (agent: false), so the server's count of bytes read is this request's.
+ */
+export function streamedUpload(
+  port: number,
+  headers: Record<string, string>,
+  declaredBytes: number,
+  giveUpAfterBytes: number,
+): Promise<StreamedUploadOutcome> {
+  const boundary = 'early-refusal-boundary';
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.wav"\r\n\r\n`,
+  );
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    let sent = 0;
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/transcriptions',
+        agent: false,
+        headers: {
+          ...headers,
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          'Content-Length': String(declaredBytes),
+        },
+      },
+      (response) => {
+        answered = true;
+        const clientBytesSent = request.socket?.bytesWritten ?? sent;
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => {
+          request.destroy();
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body, clientBytesSent });
+        });
+      },
+    );
+    // Once answered, the server may close while bytes are still on their way: that is the point.
+    request.on('error', (error) => (answered ? undefined : reject(error)));
+    const pump = (): void => {
+      while (!answered) {
+        if (sent >= giveUpAfterBytes) {
+          reject(new Error(`no answer after sending ${sent} bytes of the ${declaredBytes} declared`));
+          request.destroy();
+          return;
+        }
+        const chunk = sent === 0 ? head : CHUNK;
+        sent += chunk.length;
+        if (!request.write(chunk)) {
+          request.once('drain', pump);
+          return;
+        }
+      }
+    };
+    pump();
+  });
+}
+
+/** Starts listening (in-process app) and records, per request, the socket's bytes read when the answer ended. */
+export async function listenWithReadCounter(
+  server: Server,
+): Promise<{ port: number; bytesReadFor: (marker: string) => number | undefined }> {
+  if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const readByMarker = new Map<string, number>();
+  server.prependListener('request', (request, response) => {
+    const marker = request.headers['x-test-marker'];
+    if (typeof marker !== 'string') return;
+    response.on('finish', () => readByMarker.set(marker, request.socket.bytesRead));
+  });
+  return { port: (server.address() as AddressInfo).port, bytesReadFor: (marker) => readByMarker.get(marker) };
+}
