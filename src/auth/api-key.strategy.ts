@@ -1,12 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { PassportStrategy } from '@nestjs/passport';
-import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
 import { ProblemException } from '../common/problem/problem.exception';
 import { ApiKeyService } from './api-key.service';
-import { Principal } from './principal';
-
-export const API_KEY_HEADER_STRATEGY = 'api-key-header';
-export const API_KEY_BEARER_STRATEGY = 'api-key-bearer';
+import { AuthOutcome } from './principal';
 
 /**
  * A revoked key gets the unknown key's answer word for word: the answer must not tell whoever holds a leaked
@@ -18,39 +13,31 @@ const REJECTION_DETAIL = {
   expired: 'The API key has expired.',
 } as const;
 
-async function principalForKey(apiKeys: ApiKeyService, apiKey: string): Promise<Principal> {
-  const outcome = await apiKeys.verify(apiKey);
-  if ('rejected' in outcome)
-    throw new ProblemException('invalid-api-key', REJECTION_DETAIL[outcome.rejected]);
-  const { key } = outcome;
-  return {
-    workspaceId: key.workspaceId,
-    userId: key.userId,
-    credential: 'api-key',
-    rateLimitKey: `key:${key.id}`,
-  };
-}
-
-/** `X-API-KEY: svc_live_…` */
+/**
+ * Authenticates an API key however it arrived (`Authorization: Bearer svc_live_…` or `X-API-KEY`); reading
+ * the headers is the credential resolver's job.
+ */
 @Injectable()
-export class ApiKeyHeaderStrategy extends PassportStrategy(HeaderAPIKeyStrategy, API_KEY_HEADER_STRATEGY) {
-  constructor(private readonly apiKeys: ApiKeyService) {
-    super({ header: 'X-API-KEY', prefix: '' }, false);
-  }
+export class ApiKeyStrategy {
+  constructor(private readonly apiKeys: ApiKeyService) {}
 
-  validate(apiKey: string): Promise<Principal> {
-    return principalForKey(this.apiKeys, apiKey);
-  }
-}
-
-/** `Authorization: Bearer svc_live_…` */
-@Injectable()
-export class ApiKeyBearerStrategy extends PassportStrategy(HeaderAPIKeyStrategy, API_KEY_BEARER_STRATEGY) {
-  constructor(private readonly apiKeys: ApiKeyService) {
-    super({ header: 'Authorization', prefix: 'Bearer ' }, false);
-  }
-
-  validate(apiKey: string): Promise<Principal> {
-    return principalForKey(this.apiKeys, apiKey);
+  async authenticate(apiKey: string): Promise<AuthOutcome> {
+    const outcome = await this.apiKeys.verify(apiKey);
+    if ('rejected' in outcome) {
+      return {
+        kind: 'failed',
+        problem: new ProblemException('invalid-api-key', REJECTION_DETAIL[outcome.rejected]),
+      };
+    }
+    const { key } = outcome;
+    return {
+      kind: 'authenticated',
+      principal: {
+        workspaceId: key.workspaceId,
+        userId: key.userId,
+        credential: 'api-key',
+        rateLimitKey: `key:${key.id}`,
+      },
+    };
   }
 }

@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { InjectRepository } from '@nestjs/typeorm';
-import { ExtractJwt, Strategy } from 'passport-jwt';
+import { Strategy } from 'passport-jwt';
 import { Repository } from 'typeorm';
+import type { Request } from 'express';
 import { User } from '../account/user.entity';
 import { isUuid } from '../common/http/resource-id.pipe';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
+import { bearerCredential } from './authorization-header';
 import { Principal } from './principal';
 
 export const JWT_STRATEGY = 'jwt';
@@ -27,7 +29,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     @InjectRepository(User) private readonly users: Repository<User>,
   ) {
     super({
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      jwtFromRequest: (request: Request) => bearerCredential(request.headers.authorization),
       secretOrKey: config.JWT_SECRET,
       algorithms: ['HS256'],
       ignoreExpiration: false,

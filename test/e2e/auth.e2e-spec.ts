@@ -51,6 +51,23 @@ describe('Authentication (spec: Authentication)', () => {
       expectMatchesSpec(response, 'getProfile');
     });
 
+    // RFC 7235: the scheme is case-insensitive and is separated from the credential by whitespace.
+    it.each([
+      ['lower-case scheme', (credential: string) => `bearer ${credential}`],
+      ['upper-case scheme', (credential: string) => `BEARER ${credential}`],
+      ['several spaces', (credential: string) => `Bearer    ${credential}`],
+      ['tab', (credential: string) => `Bearer\t${credential}`],
+    ])('accepts an API key and a JWT alike with a %s', async (_name, header) => {
+      for (const credential of [workspace.apiKey, t.issueToken(workspace.userId)]) {
+        const response = await balance({ Authorization: header(credential) });
+        expect({ credential: credential.slice(0, 9), status: response.status }).toEqual({
+          credential: credential.slice(0, 9),
+          status: 200,
+        });
+        expectMatchesSpec(response, 'getBalance');
+      }
+    });
+
     it('generates keys as svc_live_ followed by 40 characters', () => {
       expect(workspace.apiKey).toMatch(/^svc_live_[0-9A-Za-z]{40}$/);
     });

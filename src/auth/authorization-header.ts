@@ -1,0 +1,12 @@
+/**
+ * The one reading of `Authorization: Bearer <credential>` for API keys and JWTs alike. RFC 7235: the scheme
+ * is case-insensitive (`bearer`, `BEARER`) and is separated from the credential by whitespace; several
+ * spaces or a tab are accepted too, as most servers do.
+ */
+const BEARER_CREDENTIALS = /^bearer[ \t]+(\S+)$/i;
+
+/** The credential of a Bearer header, or null when the header is missing or is not `Bearer <credential>`. */
+export function bearerCredential(authorization: string | undefined): string | null {
+  if (authorization === undefined) return null;
+  return BEARER_CREDENTIALS.exec(authorization.trim())?.[1] ?? null;
+}
