@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { Workspace } from '../account/workspace.entity';
 import { microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
-import { OutboxEvent } from '../webhooks/outbox-event.entity';
+import { WebhookEventsOutbox } from '../webhooks/events/webhook-events-outbox.service';
 import { LedgerEntry, LedgerEntryKind } from './ledger-entry.entity';
 
 export interface LedgerPosting {
@@ -42,7 +42,10 @@ export function recoversLowBalanceThreshold(afterMicro: number, thresholdMicro: 
  */
 @Injectable()
 export class LedgerService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly webhookEvents: WebhookEventsOutbox,
+  ) {}
 
   async post(
     posting: LedgerPosting,
@@ -83,11 +86,11 @@ export class LedgerService {
         }),
       );
       if (crossedDown) {
-        // The ledger entry id makes the key unique per crossing; a replayed posting cannot fire twice.
-        await tx.getRepository(OutboxEvent).insert({
-          workspaceId: workspace.id,
+        // The ledger entry identifies the crossing; a replayed posting cannot fire twice.
+        await this.webhookEvents.record(tx, {
           type: 'balance.low',
-          dedupeKey: `balance.low:${workspace.id}:${entry.id}`,
+          workspaceId: workspace.id,
+          ledgerEntryId: entry.id,
           data: {
             balance: microToEur(workspace.balanceMicro),
             threshold: microToEur(threshold),

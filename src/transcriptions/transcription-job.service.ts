@@ -1,14 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { TranscriptionBilling } from '../billing/transcription-billing.service';
 import { microToEur } from '../common/money';
 import { EngineError, type TranscribeResult } from '../engine/engine.types';
 import { EngineRunner } from '../engine/runner/engine-runner';
 import { MetricsService } from '../metrics/metrics.service';
 import { FileStorage } from '../storage/file-storage';
-import { OutboxEvent } from '../webhooks/outbox-event.entity';
+import { WebhookEventsOutbox } from '../webhooks/events/webhook-events-outbox.service';
 import { ProgressThrottle } from './progress-throttle';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { Transcription } from './transcription.entity';
@@ -35,6 +34,7 @@ export class TranscriptionJobService {
     private readonly events: TranscriptionEventsService,
     private readonly billing: TranscriptionBilling,
     private readonly metrics: MetricsService,
+    private readonly webhookEvents: WebhookEventsOutbox,
   ) {}
 
   /** Stops a running job of this process (its transcription was deleted). */
@@ -158,16 +158,20 @@ export class TranscriptionJobService {
         completedAt,
       });
       await tx.getRepository(Transcription).save(transcription);
-      await this.recordEvent(tx, transcription, 'transcription.completed', {
-        id: transcription.id,
-        model: transcription.model,
-        status: 'completed',
-        duration: result.duration,
-        wordCount: result.words.length,
-        speakerCount: result.speakerCount,
-        language: transcription.detectedLanguage ?? undefined,
-        cost: microToEur(cost),
-        completedAt: completedAt.toISOString(),
+      await this.webhookEvents.record(tx, {
+        type: 'transcription.completed',
+        workspaceId: transcription.workspaceId,
+        data: {
+          id: transcription.id,
+          model: transcription.model,
+          status: 'completed',
+          duration: result.duration,
+          wordCount: result.words.length,
+          speakerCount: result.speakerCount,
+          language: transcription.detectedLanguage ?? undefined,
+          cost: microToEur(cost),
+          completedAt: completedAt.toISOString(),
+        },
       });
       return transcription;
     });
@@ -195,12 +199,16 @@ export class TranscriptionJobService {
     const failedAt = new Date();
     Object.assign(transcription, { status: 'failed', errorMessage, failedAt, costMicro: null });
     await tx.getRepository(Transcription).save(transcription);
-    await this.recordEvent(tx, transcription, 'transcription.failed', {
-      id: transcription.id,
-      model: transcription.model,
-      status: 'failed',
-      errorMessage,
-      failedAt: failedAt.toISOString(),
+    await this.webhookEvents.record(tx, {
+      type: 'transcription.failed',
+      workspaceId: transcription.workspaceId,
+      data: {
+        id: transcription.id,
+        model: transcription.model,
+        status: 'failed',
+        errorMessage,
+        failedAt: failedAt.toISOString(),
+      },
     });
     return transcription;
   }
@@ -213,26 +221,5 @@ export class TranscriptionJobService {
     return transcription && (transcription.status === 'queued' || transcription.status === 'processing')
       ? transcription
       : null;
-  }
-
-  /** The outbox: the event row commits with the state change; its dedupe key makes it once per transcription. */
-  private async recordEvent(
-    tx: EntityManager,
-    transcription: Transcription,
-    type: 'transcription.completed' | 'transcription.failed',
-    data: Record<string, unknown>,
-  ): Promise<void> {
-    await tx
-      .getRepository(OutboxEvent)
-      .createQueryBuilder()
-      .insert()
-      .values({
-        workspaceId: transcription.workspaceId,
-        type,
-        dedupeKey: `${type}:${transcription.id}`,
-        data: data as QueryDeepPartialEntity<Record<string, unknown>>,
-      })
-      .orIgnore()
-      .execute();
   }
 }

@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { BillingModule } from '../billing/billing.module';
 import { EngineModule } from '../engine/engine.module';
 import { VocabulariesModule } from '../vocabularies/vocabularies.module';
-import { OutboxEvent } from '../webhooks/outbox-event.entity';
+import { WebhookEventsModule } from '../webhooks/events/webhook-events.module';
 import { IdempotencyRecord } from './idempotency-record.entity';
 import { IdempotencyService } from './idempotency.service';
 import { TierLanguagePolicy } from './tier-language.policy';
@@ -18,7 +18,8 @@ import { TranscriptionUploadService } from './upload/transcription-upload.servic
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([Transcription, IdempotencyRecord, OutboxEvent]),
+    TypeOrmModule.forFeature([Transcription, IdempotencyRecord]),
+    WebhookEventsModule,
     BillingModule,
     EngineModule,
     VocabulariesModule,

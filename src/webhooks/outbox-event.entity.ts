@@ -8,7 +8,7 @@ import {
   PrimaryGeneratedColumn,
 } from 'typeorm';
 import { Workspace } from '../account/workspace.entity';
-import type { WebhookEventType } from './webhook-endpoint.entity';
+import type { WebhookEventType } from './events/webhook-event-catalogue';
 
 /**
  * The outbox: an event is written in the same transaction as the state change that causes it, then

@@ -1,5 +1,5 @@
 import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsString, IsUrl, MaxLength } from 'class-validator';
-import { WEBHOOK_EVENT_TYPES, WebhookEventType } from './webhook-endpoint.entity';
+import { WEBHOOK_EVENT_TYPES, WebhookEventType } from './events/webhook-event-catalogue';
 
 export class CreateWebhookEndpointDto {
   @IsString()

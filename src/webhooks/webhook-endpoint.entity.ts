@@ -8,13 +8,7 @@ import {
   PrimaryGeneratedColumn,
 } from 'typeorm';
 import { Workspace } from '../account/workspace.entity';
-
-export const WEBHOOK_EVENT_TYPES = [
-  'transcription.completed',
-  'transcription.failed',
-  'balance.low',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+import type { WebhookEventType } from './events/webhook-event-catalogue';
 
 @Entity('webhook_endpoints')
 @Index('idx_webhook_endpoints_workspace_created', ['workspaceId', 'createdOn'])

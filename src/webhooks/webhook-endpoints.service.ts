@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { ProblemException } from '../common/problem/problem.exception';
 import { CreateWebhookEndpointDto } from './webhook-endpoint.dto';
-import { WebhookEndpoint, WebhookEventType } from './webhook-endpoint.entity';
+import type { WebhookEventType } from './events/webhook-event-catalogue';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookTargetPolicy } from './webhook-target-policy';
 
 export interface WebhookEndpointView {

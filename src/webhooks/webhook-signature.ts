@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { WebhookEventType } from './webhook-endpoint.entity';
+import type { WebhookEventType } from './events/webhook-event-catalogue';
 
 /** Header names of a delivery (the spec writes the product word as `Service`). */
 export const WEBHOOK_HEADERS = {
