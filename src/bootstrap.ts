@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { AppModule } from './app.module';
 import { applyIdleTimeouts, idleRequestTimeout } from './common/http/idle-timeouts';
+import { answerOversizedHeadsAsProblems } from './common/http/oversized-head';
 import { enableConfiguredCors, securityHeaders } from './common/http/security-headers';
 import { literalUndecodablePath } from './common/http/undecodable-path';
 import { validationPipe } from './common/http/validation-pipe';
@@ -31,7 +32,10 @@ export async function createHttpApp(config: AppConfig): Promise<INestApplication
     logger: logLevels(config),
   });
   app.disable('x-powered-by');
+  // The client address of per-IP rate limits (request.ip): X-Forwarded-For only from trusted proxies.
+  app.set('trust proxy', config.TRUST_PROXY);
   applyIdleTimeouts(app.getHttpServer(), config);
+  answerOversizedHeadsAsProblems(app.getHttpServer(), config);
   app.use(idleRequestTimeout(config));
   app.use(securityHeaders);
   enableConfiguredCors(app, config);

@@ -49,6 +49,18 @@ describe('loadAppConfig', () => {
     }
   });
 
+  it('reads TRUST_PROXY as false, a hop count or a list of addresses, and refuses `true` and bad ranges', () => {
+    expect(loadAppConfig(minimal).TRUST_PROXY).toBe(false);
+    expect(loadAppConfig({ ...minimal, TRUST_PROXY: 'false' }).TRUST_PROXY).toBe(false);
+    expect(loadAppConfig({ ...minimal, TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(
+      loadAppConfig({ ...minimal, TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,loopback, ::1' }).TRUST_PROXY,
+    ).toEqual(['10.0.0.0/8', '192.0.2.7', 'loopback', '::1']);
+    for (const bad of ['true', '10.0.0.0/33', 'fd00::/129', 'proxy.example', '10.0.0.0/8/1', '11']) {
+      expect(() => loadAppConfig({ ...minimal, TRUST_PROXY: bad })).toThrow(/TRUST_PROXY/);
+    }
+  });
+
   it('requires JWT_SECRET', () => {
     expect(() => loadAppConfig({})).toThrow(/JWT_SECRET/);
   });

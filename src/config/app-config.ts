@@ -1,4 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
+import { isIP } from 'node:net';
 import {
   IsBoolean,
   IsIn,
@@ -68,6 +69,43 @@ const toBool = ({ value }: { value: unknown }): unknown => {
   if (['false', '0', 'no', ''].includes(value.toLowerCase())) return false;
   return value;
 };
+
+/** Express `trust proxy`: no proxy, the number of trusted hops, or the trusted proxies' addresses. */
+export type TrustProxy = false | number | string[];
+
+const NAMED_PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+const toTrustProxy = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const trimmed = value.trim();
+  if (['', 'false', 'no'].includes(trimmed.toLowerCase())) return false;
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  return toList({ value: trimmed });
+};
+
+function isAddressOrRange(entry: string): boolean {
+  if (NAMED_PROXY_RANGES.includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+@ValidatorConstraint({ name: 'trustProxySetting' })
+class TrustProxySetting implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    if (value === false) return true;
+    if (typeof value === 'number') return Number.isInteger(value) && value >= 0 && value <= 10;
+    return (
+      Array.isArray(value) && value.length > 0 && value.every((entry) => isAddressOrRange(String(entry)))
+    );
+  }
+
+  defaultMessage(): string {
+    return 'TRUST_PROXY must be false, a hop count (0 to 10), or comma-separated IP addresses/CIDRs of the proxies (or loopback, linklocal, uniquelocal); true is refused';
+  }
+}
 
 /**
  * Every setting of the service, validated once at boot. Nothing else reads process.env.
@@ -184,6 +222,7 @@ export class AppConfig {
   @IsUrl({ require_tld: false, require_protocol: true })
   ERRORS_BASE_URL = 'https://errors.transcription.example/problems';
 
+  /** Lets webhooks reach loopback/private addresses and use http:// (tests, local development only). */
   @Transform(toBool)
   @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE_TARGETS = false;
@@ -250,10 +289,44 @@ export class AppConfig {
   @Min(1)
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE = 30;
 
+  /**
+   * Which peers may tell the client address with `X-Forwarded-For` (Express `trust proxy`), for the per-IP
+   * limit of unauthenticated calls: `false` (the default: the socket peer is the client, the header is
+   * ignored), a hop count (`1`: one load balancer in front), or comma-separated addresses and CIDRs of the
+   * balancers (`10.0.0.0/8, 192.0.2.7`; also `loopback`, `linklocal`, `uniquelocal`). `true` (trust any
+   * peer) is refused: whoever can reach the service could then pick a fresh budget per request.
+   */
+  @Transform(toTrustProxy)
+  @Validate(TrustProxySetting)
+  TRUST_PROXY: TrustProxy = false;
+
+  /**
+   * The `retry:` hint of transcription event streams: how long an EventSource waits before it reconnects
+   * after a dropped stream. A client that saw a finished job's last frame is answered 204 and stops.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  SSE_RETRY_MS = 3000;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)
   WORKER_CONCURRENCY = 1;
+
+  /**
+   * Fair share of the workers: at most this many of one workspace's open jobs are handed to the worker queue at
+   * once (running, or next in line for a worker); the rest wait in PostgreSQL (status `queued`) and are handed
+   * over by tier priority, then age, as earlier ones finish. Deployment-wide (counted in PostgreSQL), so every
+   * process must have the same value. Below the total worker slots (workers × WORKER_CONCURRENCY) it keeps slots
+   * free for other workspaces; at any value another workspace's first job goes ahead of this one's waiting jobs.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  MAX_ACTIVE_JOBS_PER_WORKSPACE = 2;
 
   @Transform(toInt)
   @IsInt()

@@ -67,6 +67,8 @@ const SPEC_SLUGS: Record<string, number> = {
 };
 
 const PUBLIC_OPERATIONS = new Set(['getHealth', 'listLanguages']);
+/** Never counted against a rate limit (a load balancer's probe must not get 429): no 429, no rate-limit headers. */
+const UNMETERED_OPERATIONS = new Set(['getHealth']);
 
 function problem(slug: string, status: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { type: `${ERRORS}/${slug}`, title: slug, status, detail: `detail of ${slug}`, ...extra };
@@ -703,13 +705,17 @@ describe('openapi.yaml content', () => {
     for (const slug of known) expect(used).toContain(slug);
   });
 
-  it('documents 429, 500 and 503 everywhere, 401 and 403 on every authenticated operation', () => {
+  it('documents 429 (except where unmetered), 431, 500 and 503 everywhere, 401 and 403 on every authenticated operation', () => {
     for (const operationId of operationIds()) {
       const operation = operationById(operationId);
       const statuses = Object.keys(record(operation.responses));
       expect({ operationId, statuses }).toEqual({
         operationId,
-        statuses: expect.arrayContaining(['429', '500', '503']) as unknown,
+        statuses: expect.arrayContaining(['431', '500', '503']) as unknown,
+      });
+      expect({ operationId, documents429: statuses.includes('429') }).toEqual({
+        operationId,
+        documents429: !UNMETERED_OPERATIONS.has(operationId),
       });
       if (PUBLIC_OPERATIONS.has(operationId)) {
         expect(operation.security).toEqual([]);
@@ -750,7 +756,9 @@ describe('openapi.yaml content', () => {
     for (const operationId of operationIds()) {
       for (const [status, response] of Object.entries(record(operationById(operationId).responses))) {
         const headers = Object.keys(record(deref(response).headers ?? {})).map((name) => name.toLowerCase());
-        const expected = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+        const expected = UNMETERED_OPERATIONS.has(operationId)
+          ? []
+          : ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
         if (status === '429' || status === '503') expected.push('retry-after');
         expect({ operationId, status, headers }).toEqual({
           operationId,

@@ -47,8 +47,9 @@ describe('System endpoints', () => {
     expect(response.text).toContain('swagger-ui');
   });
 
+  // GET /v1/health is the exception: never counted (rate-limit.e2e-spec.ts).
   it('sets x-ratelimit-* headers on every response, errors and unknown routes included', async () => {
-    for (const path of ['/v1/health', '/v1/nothing-here', '/v1/account/balance']) {
+    for (const path of ['/v1/languages', '/v1/nothing-here', '/v1/account/balance']) {
       const response = await t.http().get(path);
       for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
         expect({ path, header, value: response.headers[header] }).toEqual({

@@ -13,8 +13,15 @@ import { requestPath } from './request-path';
 const CREDENTIAL_FREE_PATHS = new Set(['/v1/health', '/v1/languages', '/metrics']);
 
 /**
+ * Never counted nor refused: a load balancer's probe answered 429 would take a healthy instance out of
+ * service, and the probe does no work worth limiting.
+ */
+const UNMETERED_PATHS = new Set(['/v1/health']);
+
+/**
  * Runs for every request, matched route or not: resolves the caller, then charges the rate-limit bucket
- * (per API key or user when authenticated, per client IP otherwise) and sets the x-ratelimit-* headers.
+ * (per API key or user when authenticated, per client IP otherwise: `request.ip`, which follows
+ * X-Forwarded-For only from the proxies TRUST_PROXY names) and sets the x-ratelimit-* headers.
  */
 @Injectable()
 export class RequestContextMiddleware implements NestMiddleware {
@@ -26,7 +33,12 @@ export class RequestContextMiddleware implements NestMiddleware {
   ) {}
 
   async use(request: RequestWithAuth, response: Response, next: NextFunction): Promise<void> {
-    request.auth = CREDENTIAL_FREE_PATHS.has(requestPath(request))
+    const path = requestPath(request);
+    if (UNMETERED_PATHS.has(path)) {
+      request.auth = { kind: 'anonymous' };
+      return next();
+    }
+    request.auth = CREDENTIAL_FREE_PATHS.has(path)
       ? { kind: 'anonymous' }
       : await this.credentials.resolve(request, response);
     const principal = request.auth.kind === 'authenticated' ? request.auth.principal : null;

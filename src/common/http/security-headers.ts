@@ -19,7 +19,7 @@ const DOCS_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 /** Everything else is data, never a page: it may load nothing and be framed by nobody. */
-const API_POLICY = "default-src 'none'; frame-ancestors 'none'";
+export const API_POLICY = "default-src 'none'; frame-ancestors 'none'";
 
 /**
  * Headers of every response, set before anything can answer (routes, the problem filter, /docs, 404s):

@@ -16,6 +16,7 @@ export const PROBLEM_CATALOGUE = {
   'malformed-request': { status: 400, title: 'Malformed request' },
   'idempotency-key-in-flight': { status: 409, title: 'Idempotency key in flight' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
+  'request-header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'unsupported-format': { status: 422, title: 'Unsupported format' },
   'file-too-large': { status: 422, title: 'File too large' },

@@ -99,22 +99,25 @@ export class ProblemDetailsFilter implements ExceptionFilter {
  * request never reached a route. Problems are never stored by caches.
  */
 export function sendProblem(response: Response, config: AppConfig, problem: ProblemException): void {
-  const { status, title } = PROBLEM_CATALOGUE[problem.slug];
+  const { status } = PROBLEM_CATALOGUE[problem.slug];
   for (const [name, value] of Object.entries(problem.headers)) response.setHeader(name, value);
   // Authenticated answers already carry `private, no-store` (security-headers.ts); keep that.
   if (!String(response.getHeader('Cache-Control') ?? '').includes('no-store')) {
     response.setHeader('Cache-Control', 'no-store');
   }
-  response
-    .status(status)
-    .type('application/problem+json')
-    .json({
-      type: `${config.ERRORS_BASE_URL}/${problem.slug}`,
-      title,
-      status,
-      detail: problem.detail,
-      ...problem.extensions,
-    });
+  response.status(status).type('application/problem+json').json(problemBody(config, problem));
+}
+
+/** The RFC 7807 body of `problem`; also written on a bare socket before any request exists (oversized heads). */
+export function problemBody(config: AppConfig, problem: ProblemException): Record<string, unknown> {
+  const { status, title } = PROBLEM_CATALOGUE[problem.slug];
+  return {
+    type: `${config.ERRORS_BASE_URL}/${problem.slug}`,
+    title,
+    status,
+    detail: problem.detail,
+    ...problem.extensions,
+  };
 }
 
 function bodyParserDetail(slug: ProblemSlug): string {
