@@ -132,7 +132,7 @@ export class WebhookDeliveryService {
     const timestamp = webhookTimestamp();
     const rawBody = serializeWebhookEnvelope(event.type, timestamp, event.data);
     return this.client.post({
-      url: verdict.url,
+      url: endpoint.url,
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': `transcription-service-webhooks/${SERVICE_VERSION}`,

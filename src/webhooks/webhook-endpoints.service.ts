@@ -65,7 +65,7 @@ export class WebhookEndpointsService {
       return manager.save(
         manager.create(WebhookEndpoint, {
           workspaceId,
-          url: verdict.url,
+          url: input.url,
           events: input.events,
           secret: generateSigningSecret(),
           isActive: true,

@@ -58,7 +58,7 @@ describe('isPublicAddress (SSRF guard)', () => {
   });
 });
 
-describe('WebhookTargetPolicy.checkUrl', () => {
+describe('WebhookTargetPolicy', () => {
   const policy = (allowPrivate: boolean) =>
     new WebhookTargetPolicy({ WEBHOOK_ALLOW_PRIVATE_TARGETS: allowPrivate } as AppConfig);
 
@@ -67,14 +67,8 @@ describe('WebhookTargetPolicy.checkUrl', () => {
       allowed: false,
       reason: 'must use https (deliveries are HTTPS POSTs)',
     });
-    expect(policy(false).checkUrl('https://93.184.216.34/hook')).toEqual({
-      allowed: true,
-      url: 'https://93.184.216.34/hook',
-    });
-    expect(policy(true).checkUrl('http://127.0.0.1:9/hook')).toEqual({
-      allowed: true,
-      url: 'http://127.0.0.1:9/hook',
-    });
+    expect(policy(false).checkUrl('https://93.184.216.34/hook')).toEqual({ allowed: true });
+    expect(policy(true).checkUrl('http://127.0.0.1:9/hook')).toEqual({ allowed: true });
     expect(policy(true).checkUrl('ftp://127.0.0.1/hook')).toMatchObject({ allowed: false });
   });
 
@@ -86,10 +80,18 @@ describe('WebhookTargetPolicy.checkUrl', () => {
     expect(policy(false).checkUrl('https://0x7f.1/hook')).toMatchObject({ allowed: false });
   });
 
-  it('stores non-ASCII URLs in their ASCII form (punycode host, percent-encoded path and query)', () => {
-    expect(policy(false).checkUrl('https://bücher.example/präsentation?q=日本')).toEqual({
-      allowed: true,
-      url: 'https://xn--bcher-kva.example/pr%C3%A4sentation?q=%E6%97%A5%E6%9C%AC',
+  it('refuses credentials in the URL', () => {
+    expect(policy(false).checkUrl('https://user:pw@example.org/')).toEqual({
+      allowed: false,
+      reason: 'must not contain credentials',
+    });
+  });
+
+  it('refuses a non-ASCII URL at registration, naming its ASCII form', async () => {
+    expect(await policy(true).check('https://bücher.example/präsentation?q=日本')).toEqual({
+      allowed: false,
+      reason:
+        'must be ASCII (RFC 3986): send https://xn--bcher-kva.example/pr%C3%A4sentation?q=%E6%97%A5%E6%9C%AC',
     });
   });
 
@@ -98,17 +100,18 @@ describe('WebhookTargetPolicy.checkUrl', () => {
     'https://example.org/?a={b}',
     'https://example.org/a^b',
     'https://example.org/a%zz',
-  ])('refuses %s, which is not a valid RFC 3986 URI', (url) => {
-    expect(policy(false).checkUrl(url)).toEqual({
+    'https://example.org/a\\b',
+    'https://example.org/a b',
+  ])('refuses %s at registration, which is not a valid RFC 3986 URI', async (url) => {
+    expect(await policy(true).check(url)).toEqual({
       allowed: false,
       reason: 'must be a valid URI (RFC 3986)',
     });
   });
 
-  it('refuses credentials in the URL', () => {
-    expect(policy(false).checkUrl('https://user:pw@example.org/')).toEqual({
-      allowed: false,
-      reason: 'must not contain credentials',
+  it('accepts an RFC 3986 URI with an IPv6 host, percent-escapes and a fragment as it is', async () => {
+    expect(await policy(true).check('https://[2606:4700::1]:8443/a%20b/c?d=e&f=g#h')).toEqual({
+      allowed: true,
     });
   });
 });

@@ -86,21 +86,23 @@ function parseAddress(address: string): IPv4 | IPv6 | null {
   }
 }
 
-/**
- * `url` is the form stored, returned and called: the WHATWG serialisation (lower-case host, punycode for an
- * internationalised name, percent-encoded non-ASCII path and query, default port dropped).
- */
-export type TargetVerdict = { allowed: true; url: string } | { allowed: false; reason: string };
+export type TargetVerdict = { allowed: true } | { allowed: false; reason: string };
 
+const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]*$/;
 const URI_PATH_QUERY_CHARACTERS = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*$/;
 const BROKEN_PERCENT_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
 
-/** Path, query and fragment as RFC 3986 allows them, so what is stored satisfies openapi `format: uri`. */
-function isRfc3986PathQueryFragment(text: string): boolean {
-  const parts = text.split('#');
+/**
+ * Whether the URL as sent is an RFC 3986 URI (what `format: uri` in the contract means): ASCII only, valid
+ * percent-escapes, brackets only around an IPv6 host, at most one `#`.
+ */
+function isRfc3986Uri(raw: string, url: URL): boolean {
+  const pathQueryFragment = (url.pathname + url.search + url.hash).split('#');
   return (
-    parts.length <= 2 &&
-    parts.every((part) => URI_PATH_QUERY_CHARACTERS.test(part) && !BROKEN_PERCENT_ESCAPE.test(part))
+    URI_CHARACTERS.test(raw) &&
+    !BROKEN_PERCENT_ESCAPE.test(raw) &&
+    pathQueryFragment.length <= 2 &&
+    pathQueryFragment.every((part) => URI_PATH_QUERY_CHARACTERS.test(part))
   );
 }
 
@@ -129,21 +131,27 @@ export class WebhookTargetPolicy {
       };
     }
     if (url.username || url.password) return { allowed: false, reason: 'must not contain credentials' };
-    // Characters the WHATWG serialisation leaves as they are but RFC 3986 forbids (| ^ { } [ ] in the path
-    // or query) are refused rather than guessed at.
-    if (!isRfc3986PathQueryFragment(url.pathname + url.search + url.hash)) {
-      return { allowed: false, reason: 'must be a valid URI (RFC 3986)' };
-    }
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (!allowPrivate && isIP(host) !== 0 && !isPublicAddress(host)) return refusedAddress(host);
-    return { allowed: true, url: url.href };
+    return { allowed: true };
   }
 
-  /** At registration: `checkUrl`, then every address the host name resolves to must be public. */
+  /**
+   * At registration: the URL must be an RFC 3986 URI as sent (the contract's `format: uri`; a non-ASCII URL
+   * is refused with its ASCII form as the hint, never rewritten), then `checkUrl`, then every address the
+   * host name resolves to must be public.
+   */
   async check(rawUrl: string): Promise<TargetVerdict> {
     const verdict = this.checkUrl(rawUrl);
-    if (!verdict.allowed || this.config.WEBHOOK_ALLOW_PRIVATE_TARGETS) return verdict;
-    const host = new URL(verdict.url).hostname.replace(/^\[|\]$/g, '');
+    if (!verdict.allowed) return verdict;
+    const url = new URL(rawUrl);
+    // eslint-disable-next-line no-control-regex
+    if (/[^\x00-\x7f]/.test(rawUrl) && isRfc3986Uri(url.href, url)) {
+      return { allowed: false, reason: `must be ASCII (RFC 3986): send ${url.href}` };
+    }
+    if (!isRfc3986Uri(rawUrl, url)) return { allowed: false, reason: 'must be a valid URI (RFC 3986)' };
+    if (this.config.WEBHOOK_ALLOW_PRIVATE_TARGETS) return verdict;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host) !== 0) return verdict;
     let addresses: string[];
     try {
