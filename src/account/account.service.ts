@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { ProblemException } from '../common/problem/problem.exception';
+import { tiersInUsageBucket } from '../common/model-tier-catalogue';
 import { microToEur } from '../common/money';
 import { User } from './user.entity';
 import { Workspace } from './workspace.entity';
@@ -97,15 +98,15 @@ export class AccountService {
     const firstMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (monthCount - 1), 1));
     const rows: UsageRow[] = await this.dataSource.query(
       `SELECT to_char(date_trunc('month', completed_at AT TIME ZONE 'UTC'), 'YYYY-MM') AS month,
-              SUM(duration) FILTER (WHERE model = 'standard') AS standard_seconds,
-              SUM(duration) FILTER (WHERE model <> 'standard') AS premium_seconds,
-              SUM(cost_micro) FILTER (WHERE model = 'standard') AS standard_cost_micro,
-              SUM(cost_micro) FILTER (WHERE model <> 'standard') AS premium_cost_micro,
+              SUM(duration) FILTER (WHERE model = ANY($3)) AS standard_seconds,
+              SUM(duration) FILTER (WHERE model = ANY($4)) AS premium_seconds,
+              SUM(cost_micro) FILTER (WHERE model = ANY($3)) AS standard_cost_micro,
+              SUM(cost_micro) FILTER (WHERE model = ANY($4)) AS premium_cost_micro,
               COUNT(*) AS count
          FROM transcriptions
         WHERE workspace_id = $1 AND status = 'completed' AND completed_at >= $2
         GROUP BY 1`,
-      [workspaceId, firstMonth],
+      [workspaceId, firstMonth, tiersInUsageBucket('standard'), tiersInUsageBucket('premium')],
     );
     const byMonth = new Map(rows.map((row) => [row.month, row]));
     const months: UsageMonth[] = [];

@@ -1,17 +1,10 @@
-import type { ModelTier } from '../engine/engine.types';
 import type { AppConfig } from '../config/app-config';
+import { MODEL_TIER_CATALOGUE, type ModelTier } from '../common/model-tier-catalogue';
 import { eurToMicro } from '../common/money';
 
-/** Price per audio minute of each tier, in micro-EUR. */
+/** Price per audio minute of each tier (the variable the tier catalogue names), in micro-EUR. */
 export function pricePerMinuteMicro(config: AppConfig, tier: ModelTier): number {
-  switch (tier) {
-    case 'standard':
-      return eurToMicro(config.PRICE_STANDARD_EUR_PER_MINUTE);
-    case 'premium':
-      return eurToMicro(config.PRICE_PREMIUM_EUR_PER_MINUTE);
-    case 'premium_jade':
-      return eurToMicro(config.PRICE_PREMIUM_JADE_EUR_PER_MINUTE);
-  }
+  return eurToMicro(config[MODEL_TIER_CATALOGUE[tier].priceVariable]);
 }
 
 /**

@@ -1,10 +1,11 @@
 import { Logger, Module } from '@nestjs/common';
 import { availableParallelism } from 'node:os';
+import { MODEL_TIERS } from '../common/model-tier-catalogue';
 import { AppConfig } from '../config/app-config';
 import type { ModelTier } from './engine.types';
 import { defaultEngineSettings, EngineSettings, TierEngineSettings } from './engine-settings';
 import { EngineRunner } from './runner/engine-runner';
-import { EngineTiers, MODEL_TIER_ORDER, resolveEngineTiers, type ResolvedTier } from './tiers/engine-tiers';
+import { EngineTiers, resolveEngineTiers, type ResolvedTier } from './tiers/engine-tiers';
 import { whisperServerPath } from './whisper-cpp/whisper-cpp.settings';
 
 /** Chunks per job recognised at once: configured, or the cores shared among the worker's concurrent jobs. */
@@ -34,7 +35,7 @@ export function engineSettingsFrom(
   return {
     ...defaults,
     tiers: Object.fromEntries(
-      MODEL_TIER_ORDER.map((tier) => [tier, tierSettings(tiers.get(tier))]),
+      MODEL_TIERS.map((tier) => [tier, tierSettings(tiers.get(tier))]),
     ) as Record<ModelTier, TierEngineSettings>,
     speech: { ...defaults.speech, ...(config.VAD_MODEL_PATH ? { vadModelPath: config.VAD_MODEL_PATH } : {}) },
     openaiCompatible: config.OPENAI_STT_BASE_URL
@@ -57,7 +58,7 @@ export function engineSettingsFrom(
 /** Logs what each tier runs, once per process, so an operator sees what `auto` decided. */
 function logTiers(tiers: EngineTiers): void {
   const logger = new Logger('EngineTiers');
-  for (const tier of MODEL_TIER_ORDER) {
+  for (const tier of MODEL_TIERS) {
     const resolved = tiers.get(tier);
     const model = resolved.whisperModelPath ? ` (${resolved.whisperModelPath})` : '';
     logger.log(`${tier}: ${resolved.recognizer}${model}, ${resolved.diarizer} diarization`);

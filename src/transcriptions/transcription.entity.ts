@@ -15,7 +15,7 @@ import type { ModelTier, SpeakerHints, TranscriptWord } from '../engine/engine.t
 
 export const TRANSCRIPTION_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 export type TranscriptionStatus = (typeof TRANSCRIPTION_STATUSES)[number];
-export const MODEL_TIERS = ['standard', 'premium', 'premium_jade'] as const satisfies readonly ModelTier[];
+export { MODEL_TIERS } from '../common/model-tier-catalogue';
 
 export interface TranscriptionResultJson {
   words: TranscriptWord[];

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { MODEL_TIER_CATALOGUE, MODEL_TIERS } from '../../common/model-tier-catalogue';
 import { AppConfig, ConfigValidationError } from '../../config/app-config';
 import { LANGUAGES } from '../../languages/languages';
 import type { DiarizerKind } from '../diarization/diarizer-factory';
@@ -19,26 +20,14 @@ import {
  *
  * `auto` (the default) picks the best engine whose files are installed; an explicit choice whose model,
  * binary or server is missing is a configuration error naming the variable, never a job that fails later.
+ * Each tier's variables and defaults come from the tier catalogue (src/common/model-tier-catalogue.ts).
  */
-export const MODEL_TIER_ORDER: readonly ModelTier[] = ['standard', 'premium', 'premium_jade'];
-
-/** Whisper model a tier uses when neither WHISPER_CPP_MODEL_<TIER> nor WHISPER_CPP_MODEL is set. */
-export const DEFAULT_WHISPER_MODELS: Readonly<Record<ModelTier, string>> = {
-  // base: about 3x faster than real time on 2 cores, a big step up from PocketSphinx for the cheap tier.
-  standard: 'base',
-  // large-v3-turbo quantised: near large-v3 accuracy at a fraction of its size (≈ 550 MB) and time.
-  premium: 'large-v3-turbo-q5_0',
-  premium_jade: 'large-v3-turbo-q5_0',
-};
 
 /** The sherpa-onnx diarizer's two models, as catalogue names (installed by `models:pull`). */
 export const SHERPA_DIARIZATION_MODELS = {
   segmentation: 'pyannote-segmentation-3-0',
   embedding: '3dspeaker-eres2net-base',
 } as const;
-
-/** Tiers whose `auto` diarizer is sherpa-onnx when its models are installed. */
-const NEURAL_DIARIZATION_TIERS: ReadonlySet<ModelTier> = new Set(['premium', 'premium_jade']);
 
 const ENGLISH_ONLY: ReadonlySet<string> = new Set(['en']);
 
@@ -79,7 +68,7 @@ export class EngineTiers {
       modelsDir: this.modelsDir,
       whisperCppBinDir: this.whisperCppBinDir,
       tiers: Object.fromEntries(
-        MODEL_TIER_ORDER.map((tier) => {
+        MODEL_TIERS.map((tier) => {
           const resolved = this.tiers[tier];
           return [
             tier,
@@ -116,18 +105,12 @@ const files = {
 /** The repository root (this file is src/engine/tiers/ or dist/engine/tiers/). */
 const REPOSITORY_ROOT = path.join(__dirname, '..', '..', '..');
 
-const VARIABLE_SUFFIX: Readonly<Record<ModelTier, 'STANDARD' | 'PREMIUM' | 'PREMIUM_JADE'>> = {
-  standard: 'STANDARD',
-  premium: 'PREMIUM',
-  premium_jade: 'PREMIUM_JADE',
-};
-
 /** Resolves every tier; throws one ConfigValidationError listing every misconfigured variable. */
 export function resolveEngineTiers(config: AppConfig): EngineTiers {
   const binDir = whisperCppBinDir(config);
   const problems: string[] = [];
   const tiers = {} as Record<ModelTier, ResolvedTier>;
-  for (const tier of MODEL_TIER_ORDER) {
+  for (const tier of MODEL_TIERS) {
     try {
       tiers[tier] = resolveTier(config, tier, binDir);
     } catch (error) {
@@ -188,7 +171,7 @@ function resolveRecognizer(
   notes: string[],
   problems: string[],
 ): RecognizerResolution {
-  const variable = `ENGINE_RECOGNIZER_${VARIABLE_SUFFIX[tier]}` as const;
+  const variable = MODEL_TIER_CATALOGUE[tier].recognizerVariable;
   const choice = config[variable];
   switch (choice) {
     case 'pocketsphinx':
@@ -254,10 +237,11 @@ interface ModelLookup {
 
 /** WHISPER_CPP_MODEL_<TIER> first, then the all-tiers WHISPER_CPP_MODEL, then the tier's default. */
 function whisperModel(config: AppConfig, tier: ModelTier): ModelLookup {
-  const perTier = `WHISPER_CPP_MODEL_${VARIABLE_SUFFIX[tier]}` as const;
-  if (config[perTier]) return lookupModel(config, perTier, config[perTier]);
+  const perTier = MODEL_TIER_CATALOGUE[tier].whisperModelVariable;
+  const perTierValue = config[perTier];
+  if (perTierValue) return lookupModel(config, perTier, perTierValue);
   if (config.WHISPER_CPP_MODEL) return lookupModel(config, 'WHISPER_CPP_MODEL', config.WHISPER_CPP_MODEL);
-  return lookupModel(config, null, DEFAULT_WHISPER_MODELS[tier]);
+  return lookupModel(config, null, MODEL_TIER_CATALOGUE[tier].defaultWhisperModel);
 }
 
 /** A value with a path separator or a file extension is a file path; anything else is a catalogue name. */
@@ -314,7 +298,8 @@ function resolveDiarizer(
   notes: string[],
   problems: string[],
 ): DiarizerResolution {
-  const variable = `ENGINE_DIARIZER_${VARIABLE_SUFFIX[tier]}` as const;
+  const variable = MODEL_TIER_CATALOGUE[tier].diarizerVariable;
+  const neuralByDefault = MODEL_TIER_CATALOGUE[tier].neuralDiarizationByDefault;
   const choice = config[variable];
   if (choice === 'classical') return { kind: 'classical', sherpaOnnx: null };
   const segmentation = installedModelPath(config.MODELS_DIR, SHERPA_DIARIZATION_MODELS.segmentation);
@@ -323,7 +308,7 @@ function resolveDiarizer(
   if (!segmentation) missing.push(SHERPA_DIARIZATION_MODELS.segmentation);
   if (!embedding) missing.push(SHERPA_DIARIZATION_MODELS.embedding);
   if (segmentation && embedding) {
-    if (choice === 'auto' && !NEURAL_DIARIZATION_TIERS.has(tier)) {
+    if (choice === 'auto' && !neuralByDefault) {
       return { kind: 'classical', sherpaOnnx: null };
     }
     if (choice === 'auto') notes.push('diarizer auto → sherpa-onnx (its models are installed)');
@@ -334,7 +319,7 @@ function resolveDiarizer(
   }
   const why = missing.map((name) => notInstalledMessage(config, name)).join('; ');
   if (choice === 'sherpa-onnx') problems.push(`${variable}=sherpa-onnx: ${why}`);
-  else if (NEURAL_DIARIZATION_TIERS.has(tier)) notes.push(`diarizer auto → classical: ${why}`);
+  else if (neuralByDefault) notes.push(`diarizer auto → classical: ${why}`);
   return { kind: 'classical', sherpaOnnx: null };
 }
 
