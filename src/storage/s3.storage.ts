@@ -15,6 +15,7 @@ import { PassThrough, Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FileStorage, type LocalCopy } from './file-storage';
 import { assertSafeStorageKey } from './storage-key';
+import { STORE_UNAVAILABLE } from '../common/problem/infrastructure-outage';
 
 export interface S3StorageSettings {
   bucket: string;
@@ -25,6 +26,24 @@ export interface S3StorageSettings {
   accessKeyId?: string;
   secretAccessKey?: string;
   forcePathStyle: boolean;
+}
+
+/**
+ * S3 answering 5xx (InternalError, ServiceUnavailable, SlowDown) or the SDK giving up on time is an outage of
+ * the store, answered 503 service-unavailable like PostgreSQL and Redis outages (network errors such as
+ * ECONNREFUSED already carry their code). Anything else (403, 404, a bad bucket) stays a bug: 500.
+ */
+export function asStoreOutage(error: unknown): unknown {
+  if (typeof error !== 'object' || error === null) return error;
+  const candidate = error as { $metadata?: { httpStatusCode?: number }; name?: unknown; message?: unknown };
+  const status = candidate.$metadata?.httpStatusCode;
+  if ((status !== undefined && status >= 500) || candidate.name === 'TimeoutError') {
+    return Object.assign(new Error(`The upload store is unavailable: ${String(candidate.message)}`), {
+      code: STORE_UNAVAILABLE,
+      cause: error,
+    });
+  }
+  return error;
 }
 
 /** Multipart part size (S3's minimum) and parts in flight: at most ~20 MiB of one upload is held in memory. */
@@ -100,7 +119,11 @@ export class S3Storage extends FileStorage implements OnModuleDestroy {
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: assertSafeStorageKey(key) }));
+    await this.client
+      .send(new DeleteObjectCommand({ Bucket: this.bucket, Key: assertSafeStorageKey(key) }))
+      .catch((error: unknown) => {
+        throw asStoreOutage(error);
+      });
   }
 
   /** Whether an object exists (used by the specs; the service itself never needs to ask). */
@@ -174,7 +197,7 @@ export class S3Storage extends FileStorage implements OnModuleDestroy {
       await uploaded.catch(() => undefined);
       // A body smaller than one part goes up as a single PUT that may have landed before the failure.
       await this.delete(key).catch(() => undefined);
-      throw error;
+      throw asStoreOutage(error);
     }
   }
 }

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Brackets, DataSource, EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
@@ -27,8 +27,6 @@ export interface TranscriptionPage {
 /** Every method takes the workspace first: another workspace's transcription simply does not exist. */
 @Injectable()
 export class TranscriptionsService {
-  private readonly logger = new Logger(TranscriptionsService.name);
-
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @InjectRepository(Transcription) private readonly transcriptions: Repository<Transcription>,
@@ -142,6 +140,11 @@ export class TranscriptionsService {
    * A free transcription reserved by an unfinished job is given back; nothing is billed.
    */
   async delete(workspaceId: string, id: string): Promise<void> {
+    // The stored file goes first: a store that is down fails the delete (503 service-unavailable) and keeps
+    // the record, so the client can retry, instead of a 204 that leaves the audio behind. A record whose
+    // file is already gone deletes normally (removing a missing object succeeds).
+    const stored = await this.get(workspaceId, id);
+    if (stored.storageKey) await this.storage.delete(stored.storageKey);
     const removed = await this.dataSource.transaction(async (tx) => {
       const transcription = await tx.getRepository(Transcription).findOne({
         where: { workspaceId, id },
@@ -156,11 +159,6 @@ export class TranscriptionsService {
     if (removed.status === 'queued' || removed.status === 'processing') {
       await this.queue.removeIfWaiting(id).catch(() => undefined);
       await this.events.publishCancel(id);
-    }
-    if (removed.storageKey) {
-      await this.storage.delete(removed.storageKey).catch((error: Error) => {
-        this.logger.error(`Stored file ${removed.storageKey} of deleted ${id} not removed: ${error.message}`);
-      });
     }
   }
 

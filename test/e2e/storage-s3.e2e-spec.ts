@@ -119,26 +119,62 @@ describe('S3 storage (STORAGE_DRIVER=s3)', () => {
     rmSync(notAudio, { force: true });
   });
 
-  it('an S3 store that is down answers the upload with a 5xx problem and creates no transcription', async () => {
+  it('an S3 store that is down: upload and delete answer 503 service-unavailable and change nothing; export still works', async () => {
+    // A transcription made while the store was up, finished (as far as export cares) in the database.
+    const created = await upload(t, apiKey, testAudio('pocketsphinx/goforward.wav'));
+    expect(created.status).toBe(202);
+    const id = created.body.data.id as string;
+    const key = await storageKeyOf(id);
+    await t.app
+      .get(DataSource)
+      .getRepository(Transcription)
+      .update(
+        { id },
+        { status: 'completed', progress: 100, resultText: 'go forward ten meters', completedAt: new Date() },
+      );
+
     const down = await startTestApp({
       ROLE: 'api',
       REDIS_PREFIX: prefix,
       ...emulator.env,
       S3_ENDPOINT: 'http://127.0.0.1:9', // discard port: connection refused
     });
+    const expectUnavailable = (response: {
+      status: number;
+      headers: Record<string, string>;
+      body: { type: string };
+    }) => {
+      expect(response.status).toBe(503);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.body.type).toMatch(/\/service-unavailable$/);
+    };
     try {
       const before = await t.http().get('/v1/transcriptions?limit=100').set(bearer(apiKey));
-      const response = await down
-        .http()
-        .post('/v1/transcriptions')
-        .set(bearer(apiKey))
-        .attach('file', testAudio('pocketsphinx/goforward.wav'));
-      expect(response.status).toBeGreaterThanOrEqual(500);
-      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      const uploaded = await upload(down, apiKey, testAudio('pocketsphinx/goforward.wav'));
+      expectUnavailable(uploaded);
       const after = await t.http().get('/v1/transcriptions?limit=100').set(bearer(apiKey));
       expect(after.body.data).toHaveLength(before.body.data.length);
+
+      // The record is kept while its file cannot be removed: the client retries the delete later.
+      const deleted = await down.http().delete(`/v1/transcriptions/${id}`).set(bearer(apiKey));
+      expectMatchesSpec(deleted, 'deleteTranscription');
+      expectUnavailable(deleted);
+      const still = await t.http().get(`/v1/transcriptions/${id}`).set(bearer(apiKey));
+      expect(still.status).toBe(200);
+      expect(await emulator.keys('uploads/')).toContain(key);
+
+      // Exports are rendered from the database: they do not need the store.
+      const exported = await down
+        .http()
+        .get(`/v1/transcriptions/${id}/export?format=txt`)
+        .set(bearer(apiKey));
+      expectMatchesSpec(exported, 'exportTranscription');
+      expect(exported.status).toBe(200);
     } finally {
       await down.close();
     }
+    const retried = await t.http().delete(`/v1/transcriptions/${id}`).set(bearer(apiKey));
+    expect(retried.status).toBe(204);
+    expect(await emulator.keys('uploads/')).not.toContain(key);
   });
 });

@@ -162,6 +162,25 @@ describe('POST /v1/transcriptions: acceptance and refusals', () => {
     expect(foreign.status).toBe(422);
   });
 
+  it('vocabulary_id and its alias vocabularyId: the same id (any case) is fine, two different ids are 422', async () => {
+    const create = (name: string) =>
+      t
+        .http()
+        .post('/v1/vocabularies')
+        .set(bearer(apiKey))
+        .send({ name, words: [name] });
+    const first = (await create('alpha')).body.data.id as string;
+    const second = (await create('beta')).body.data.id as string;
+    const same = await upload(t, apiKey, wav, { vocabulary_id: first, vocabularyId: first.toUpperCase() });
+    expect(same.status).toBe(202);
+    const different = await upload(t, apiKey, wav, { vocabulary_id: first, vocabularyId: second });
+    expect(different.status).toBe(422);
+    expect(different.body.type).toBe(problem('validation'));
+    expect(different.body.errors.fieldErrors.vocabulary_id).toEqual([
+      'vocabulary_id and vocabularyId name different vocabularies',
+    ]);
+  });
+
   it('402 insufficient-balance with balance, freeRemaining and minimumBalance', async () => {
     const broke = await t.createWorkspace({ name: 'Broke', balanceEur: 0, freeTranscriptions: 0 });
     const response = await upload(t, broke.apiKey, wav);

@@ -12,9 +12,9 @@ export interface StreamedUploadOutcome {
 const CHUNK = Buffer.alloc(1024 * 1024);
 
 /**
- * POSTs a multipart upload that declares `declaredBytes` and generates them (zeros after a multipart head),
- * stopping as soon as the answer arrives or after `giveUpAfterBytes` (the body is never sent whole). The
- * connection is not reused (agent: false), so the server's count of bytes read is this request's.
+ * POSTs a well-formed multipart upload of exactly `declaredBytes` (a `file` part of zeros), generated while it
+ * is sent and stopped as soon as the answer arrives; without an answer after `giveUpAfterBytes` it rejects.
+ * The connection is not reused (agent: false), so the server's count of bytes read is this request's.
  */
 export function streamedUpload(
   port: number,
@@ -26,9 +26,17 @@ export function streamedUpload(
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.wav"\r\n\r\n`,
   );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return new Promise((resolve, reject) => {
     let answered = false;
     let sent = 0;
+    const nextChunk = (): Buffer | null => {
+      if (sent === 0) return head;
+      const left = declaredBytes - sent;
+      if (left <= 0) return null;
+      if (left <= tail.length) return tail.subarray(tail.length - left);
+      return CHUNK.subarray(0, Math.min(CHUNK.length, left - tail.length));
+    };
     const request = httpRequest(
       {
         host: '127.0.0.1',
@@ -57,12 +65,14 @@ export function streamedUpload(
     request.on('error', (error) => (answered ? undefined : reject(error)));
     const pump = (): void => {
       while (!answered) {
-        if (sent >= giveUpAfterBytes) {
-          reject(new Error(`no answer after sending ${sent} bytes of the ${declaredBytes} declared`));
-          request.destroy();
+        const chunk = nextChunk();
+        if (sent >= giveUpAfterBytes || !chunk) {
+          if (chunk) {
+            reject(new Error(`no answer after sending ${sent} bytes of the ${declaredBytes} declared`));
+            request.destroy();
+          } else request.end();
           return;
         }
-        const chunk = sent === 0 ? head : CHUNK;
         sent += chunk.length;
         if (!request.write(chunk)) {
           request.once('drain', pump);

@@ -1,3 +1,6 @@
+/** The code storage adapters give an error of a store that answered 5xx or timed out (see S3Storage). */
+export const STORE_UNAVAILABLE = 'ESTOREUNAVAILABLE';
+
 /**
  * Error codes that mean PostgreSQL or Redis cannot be reached, or upload storage cannot take more, right now
  * (as opposed to a bug).
@@ -18,6 +21,7 @@ const OUTAGE_CODES = new Set([
   '53300', // too_many_connections
   'ENOSPC', // upload storage full: an operator frees space, the client retries (docs/decisions.md)
   'EDQUOT', // upload storage over quota
+  STORE_UNAVAILABLE,
 ]);
 
 const OUTAGE_MESSAGES = [
