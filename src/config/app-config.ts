@@ -223,6 +223,7 @@ export class AppConfig {
   ERRORS_BASE_URL = 'https://errors.transcription.example/problems';
 
   /** Lets webhooks reach loopback/private addresses and use http:// (tests, local development only). */
+  /** Lets webhooks reach loopback/private addresses and use http:// (tests, local development only). */
   @Transform(toBool)
   @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE_TARGETS = false;
