@@ -4,6 +4,8 @@ export const WEBHOOK_DELIVERY_QUEUE = 'webhook-deliveries';
 
 export interface TranscriptionJobData {
   transcriptionId: string;
+  /** Whose next waiting job is handed over when this one ends (fair share; TranscriptionQueue.dispatch). */
+  workspaceId: string;
 }
 
 export interface WebhookDeliveryJobData {

@@ -27,6 +27,8 @@ export interface TranscriptionResultJson {
 // Trigram indexes for substring search; created by migration SQL the entity model cannot express.
 @Index('idx_transcriptions_file_name_trgm', { synchronize: false })
 @Index('idx_transcriptions_result_text_trgm', { synchronize: false })
+// Partial index of open jobs per workspace for the fair-share dispatcher (TranscriptionQueue); migration SQL.
+@Index('idx_transcriptions_open_by_workspace', { synchronize: false })
 @Check('chk_transcriptions_status', "status IN ('queued', 'processing', 'completed', 'failed')")
 @Check('chk_transcriptions_model', "model IN ('standard', 'premium', 'premium_jade')")
 @Check('chk_transcriptions_progress', 'progress BETWEEN 0 AND 100')
@@ -110,6 +112,13 @@ export class Transcription {
 
   @Column({ type: 'integer', default: 0 })
   attempts: number;
+
+  /**
+   * When the job was handed to the worker queue. Open jobs without it wait in PostgreSQL until their workspace
+   * has fewer than MAX_ACTIVE_JOBS_PER_WORKSPACE handed-over open jobs (fair share; TranscriptionQueue).
+   */
+  @Column({ name: 'dispatched_at', type: 'timestamptz', nullable: true })
+  dispatchedAt: Date | null;
 
   @CreateDateColumn({ name: 'created_on', type: 'timestamptz' })
   createdOn: Date;

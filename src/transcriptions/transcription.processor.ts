@@ -1,20 +1,18 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { Job } from 'bull';
-import { In, Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import type { TranscriptionJobData } from '../queues/job-catalogue';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { TranscriptionJobService } from './transcription-job.service';
 import { TranscriptionQueue } from './transcription-queue.service';
-import { Transcription } from './transcription.entity';
 
 const RECONCILE_INTERVAL_MS = 30_000;
 
 /**
  * The Bull processor of transcription jobs (roles `worker` and `all`). It only orchestrates: one call into
- * TranscriptionJobService per attempt. PostgreSQL is the source of truth: at start and periodically, every
- * queued/processing transcription without a live Bull job is enqueued again (Redis flushed, worker killed).
+ * TranscriptionJobService per attempt, then the workspace's next waiting job is handed over (fair share).
+ * PostgreSQL is the source of truth: at start and periodically, handed-over open transcriptions without a live
+ * Bull job are enqueued again (Redis flushed, worker killed) and waiting ones are dispatched.
  */
 @Injectable()
 export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -25,7 +23,6 @@ export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplica
     private readonly queue: TranscriptionQueue,
     private readonly jobs: TranscriptionJobService,
     private readonly events: TranscriptionEventsService,
-    @InjectRepository(Transcription) private readonly transcriptions: Repository<Transcription>,
     private readonly config: AppConfig,
   ) {}
 
@@ -51,26 +48,20 @@ export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplica
       number,
       isLast: number >= (job.opts.attempts ?? 1),
     });
-    // Throwing hands the job back to Bull, which retries it with backoff.
+    // Throwing hands the job back to Bull, which retries it with backoff; the job keeps its place meanwhile.
     if (outcome === 'retry') throw new Error(`transient engine failure on attempt ${number}; retrying`);
+    // The job has ended: its workspace's next waiting job takes its place (the reconciler does it after a crash).
+    await this.queue.dispatch(job.data.workspaceId).catch((error: Error) => {
+      this.logger.warn(`Dispatch after ${job.data.transcriptionId} left to the reconciler: ${error.message}`);
+    });
   }
 
-  /** Re-enqueues open transcriptions that have no live job. */
+  /** Re-enqueues handed-over open transcriptions that have no live job and dispatches waiting ones. */
   async reconcile(): Promise<number> {
     let requeued = 0;
     try {
-      const open = await this.transcriptions.find({
-        where: { status: In(['queued', 'processing']) },
-        select: { id: true, model: true },
-        order: { createdOn: 'ASC' },
-        take: 1000,
-      });
-      for (const transcription of open) {
-        if (await this.queue.isLive(transcription.id)) continue;
-        await this.queue.enqueue(transcription.id, transcription.model);
-        requeued++;
-      }
-      if (requeued > 0) this.logger.log(`Re-enqueued ${requeued} transcription(s) without a live job`);
+      requeued = await this.queue.reconcile();
+      if (requeued > 0) this.logger.log(`Enqueued ${requeued} transcription(s) without a live job`);
     } catch (error) {
       this.logger.warn(`Reconciliation skipped: ${(error as Error).message}`);
     }

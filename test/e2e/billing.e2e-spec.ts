@@ -176,7 +176,7 @@ describe('Billing', () => {
       // The job delivered a second time, in this process and through the queue.
       const jobs = t.app.get(TranscriptionJobService);
       expect(await jobs.run(ids.jfk, { number: 2, isLast: true })).toBe('done');
-      await t.app.get(TranscriptionQueue).enqueue(ids.jfk, 'standard');
+      await t.app.get(TranscriptionQueue).enqueue({ id: ids.jfk, workspaceId, model: 'standard' });
       await sleep(2_000);
       expect((await balanceOf(apiKey)).balance).toBe(before.balance);
       expect(await ledgerOf(workspaceId)).toEqual(before.ledger);
