@@ -13,7 +13,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseRttm } from '../src/engine/diarization/rttm';
-import { SHARED_DIR } from '../test/support/shared-paths';
+import { requireSharedAudio } from '../test/support/shared-paths';
 import { combineDer, diarizationErrorRate, type DerResult, type Turn } from './lib/der';
 import {
   serviceTargetFromArguments,
@@ -22,7 +22,7 @@ import {
 } from './lib/service-client';
 import { wordTurns } from './lib/word-turns';
 
-const AUDIO_DIR = path.join(SHARED_DIR, 'audio');
+const AUDIO_DIR = requireSharedAudio('The DER service benchmark');
 
 const RTTM_CLIPS = [
   'pyannote-audio/sample.wav',

@@ -12,7 +12,6 @@
  * below); --whole feeds each file as one stretch instead, for comparison.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { decodeToPcm } from '../src/engine/audio/ffmpeg-decoder';
 import {
@@ -25,10 +24,8 @@ import { defaultEngineSettings } from '../src/engine/engine-settings';
 import type { Pcm, SpeakerHints, SpeakerTurn, TimeSpan } from '../src/engine/engine.types';
 import { SileroSpeechDetector } from '../src/engine/speech/silero-speech-detector';
 import { planChunks, type ChunkingOptions } from '../src/engine/speech/speech-chunker';
+import { sharedAudio as audio } from './lib/bench-audio';
 import { combineDer, diarizationErrorRate, type DerResult, type Turn } from './lib/der';
-
-const SHARED_DIR = process.env.SHARED_DIR ?? path.resolve(__dirname, '../../../shared');
-const audio = (relative: string): string => path.join(SHARED_DIR, 'audio', relative);
 
 const RTTM_CLIPS = [
   'pyannote-audio/sample.wav',

@@ -13,7 +13,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SHARED_DIR } from '../test/support/shared-paths';
+import { requireSharedAudio } from '../test/support/shared-paths';
 import {
   fixed,
   machineInfo,
@@ -30,7 +30,7 @@ import { withSandbox } from './lib/sandbox';
 
 /** Words of the English reference transcripts (lower case, letters only). */
 function vocabulary(): string[] {
-  const audio = path.join(SHARED_DIR, 'audio');
+  const audio = requireSharedAudio('The list search benchmark');
   const words = new Set<string>();
   for (const folder of fs.readdirSync(audio, { withFileTypes: true })) {
     if (!folder.isDirectory()) continue;

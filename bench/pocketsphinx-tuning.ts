@@ -13,7 +13,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SHARED_DIR } from '../test/support/shared-paths';
+import { requireSharedAudio } from '../test/support/shared-paths';
 import { decodeToPcm } from '../src/engine/audio/ffmpeg-decoder';
 import { defaultEngineSettings } from '../src/engine/engine-settings';
 import type { TimeSpan } from '../src/engine/engine.types';
@@ -29,7 +29,7 @@ import { planChunks } from '../src/engine/speech/speech-chunker';
 import { fixed, loadAverage, markdownTable, median, numberArgument, runMain, seconds } from './lib/measure';
 import { overallWordErrorRate, wordErrorRate, type WordErrorRate } from './lib/word-error-rate';
 
-const AUDIO_DIR = path.join(SHARED_DIR, 'audio');
+const AUDIO_DIR = requireSharedAudio('The PocketSphinx tuning benchmark');
 
 interface Clip {
   path: string;

@@ -7,10 +7,9 @@
  * Each bench starts and tears down its own throwaway service. Results are printed as markdown and written to
  * dist-bench/results/<name>.json. Exit status: the number of benches that failed (0 = all ran).
  */
-import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { argument } from './lib/measure';
-import { ROOT } from './lib/sandbox';
+import { argument, runMain } from './lib/measure';
+import { runNodeScript } from './lib/sandbox';
 
 const BENCHES: Array<{ name: string; args: string[] }> = [
   { name: 'wer', args: ['run-service.js', 'wer'] }, // as npm run bench:wer
@@ -24,25 +23,6 @@ const BENCHES: Array<{ name: string; args: string[] }> = [
   { name: 'long-audio', args: ['long-audio.js'] },
 ];
 
-function run(args: string[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const [script, ...rest] = args;
-    const child = spawn(process.execPath, [path.join(__dirname, script), ...rest], {
-      stdio: 'inherit',
-      cwd: ROOT,
-    });
-    const forward = (signal: NodeJS.Signals): void => void child.kill(signal);
-    process.once('SIGINT', forward);
-    process.once('SIGTERM', forward);
-    child.once('error', reject);
-    child.once('exit', (code, signal) => {
-      process.off('SIGINT', forward);
-      process.off('SIGTERM', forward);
-      resolve(code ?? (signal ? 1 : 0));
-    });
-  });
-}
-
 async function main(): Promise<number> {
   const only = argument('--only')?.split(',');
   const skip = argument('--skip')?.split(',') ?? [];
@@ -53,7 +33,8 @@ async function main(): Promise<number> {
   for (const bench of selected) {
     console.error(`\n[bench] ===== ${bench.name} =====`);
     const started = Date.now();
-    const code = await run(bench.args);
+    const [script, ...args] = bench.args;
+    const code = await runNodeScript(path.join(__dirname, script), args);
     console.error(
       `[bench] ${bench.name} exited ${code} after ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );
@@ -65,12 +46,4 @@ async function main(): Promise<number> {
   return failed.length;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  },
-);
+runMain(main);

@@ -24,7 +24,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SHARED_DIR } from '../test/support/shared-paths';
+import { sharedAudio } from './lib/bench-audio';
 import { decodeToPcm } from '../src/engine/audio/ffmpeg-decoder';
 import { defaultEngineSettings } from '../src/engine/engine-settings';
 import { PocketSphinxRecognizer } from '../src/engine/pocketsphinx/pocketsphinx-recognizer';
@@ -74,7 +74,7 @@ interface ChildReport {
  */
 async function child(vocabularyFile: string): Promise<void> {
   const vocabulary = JSON.parse(fs.readFileSync(vocabularyFile, 'utf8')) as string[];
-  const pcm = await decodeToPcm(path.join(SHARED_DIR, 'audio', CLIP));
+  const pcm = await decodeToPcm(sharedAudio(CLIP));
   const signal = new AbortController().signal;
   const options = { language: 'en', vocabulary, signal };
   let started = process.hrtime.bigint();
@@ -86,7 +86,7 @@ async function child(vocabularyFile: string): Promise<void> {
   const words = output.words.map((word) => word.word).join(' ');
   process.stdout.write(`${JSON.stringify({ decode: seconds(started), words })}\n`);
   for (const [index, clip] of EXTRA_CLIPS.entries()) {
-    const extra = await decodeToPcm(path.join(SHARED_DIR, 'audio', clip));
+    const extra = await decodeToPcm(sharedAudio(clip));
     await recognizer.recognize({ samples: extra.samples, offset: 0 }, options);
     process.stdout.write(`${JSON.stringify({ extraClips: index + 1 })}\n`);
   }
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
   if (childFile) return child(childFile);
   const runs = numberArgument('--runs', 3);
   const load = loadAverage();
-  const pcm = await decodeToPcm(path.join(SHARED_DIR, 'audio', CLIP));
+  const pcm = await decodeToPcm(sharedAudio(CLIP));
   const audioSeconds = pcm.samples.length / pcm.sampleRate;
   const make = (name: string, vocabulary: string[]): Case => ({
     name,

@@ -17,12 +17,13 @@
  *
  * Clips whose reference is a model's output are left out (MANIFEST ref_kind "MODEL OUTPUT") or, when the reference
  * is Whisper output that matches the known speech (JFK, mm1), scored in their own group, outside the overall.
+ * It reads the shared clip set (../shared/audio or SHARED_DIR) and stops with a message saying where it looked
+ * when the set is missing; clip handling, timing and tables come from bench/lib.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SHARED_DIR } from '../test/support/shared-paths';
 import { decodeToPcm } from '../src/engine/audio/ffmpeg-decoder';
 import { defaultEngineSettings } from '../src/engine/engine-settings';
 import { SingleSpeakerDiarizer } from '../src/engine/diarization/single-speaker.diarizer';
@@ -31,6 +32,8 @@ import { TranscriptionPipeline } from '../src/engine/pipeline/transcription-pipe
 import { PocketSphinxRecognizer } from '../src/engine/pocketsphinx/pocketsphinx-recognizer';
 import { EngineRunner } from '../src/engine/runner/engine-runner';
 import { SileroSpeechDetector } from '../src/engine/speech/silero-speech-detector';
+import { ffmpeg, sharedAudio, sharedManifest, toMonoWav16k } from './lib/bench-audio';
+import { argument, fixed, markdownTable as table, median, runMain, seconds } from './lib/measure';
 import {
   serviceTargetFromArguments,
   transcribeThroughService,
@@ -41,7 +44,10 @@ import { overallWordErrorRate, wordErrorRate, type WordErrorRate } from './lib/w
 type ReferenceGroup = 'human' | 'Whisper-derived';
 
 interface Clip {
+  /** As in MANIFEST.tsv (the name in the tables). */
   path: string;
+  /** Absolute path of the audio file. */
+  file: string;
   reference: string;
   refKind: string;
   group: ReferenceGroup;
@@ -67,58 +73,27 @@ interface Row {
   service?: ServiceMeasurement;
 }
 
-const AUDIO_DIR = path.join(SHARED_DIR, 'audio');
 const MODEL = '/usr/share/pocketsphinx/model/en-us';
-
-function argument(name: string): string | undefined {
-  const index = process.argv.indexOf(name);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
 
 /** English, one speaker, a reference text that is not a model's uncorrected output. */
 function selectClips(): Clip[] {
-  const [header, ...rows] = fs.readFileSync(path.join(AUDIO_DIR, 'MANIFEST.tsv'), 'utf8').trim().split('\n');
-  const columns = header.split('\t');
   const only = argument('--only');
-  const clips: Clip[] = [];
-  for (const row of rows) {
-    const cells = row.split('\t');
-    const field = (name: string): string => cells[columns.indexOf(name)] ?? '';
-    if (field('language') !== 'en' || !field('speakers').startsWith('1') || !field('ref_transcript'))
-      continue;
-    const refKind = field('ref_kind');
-    if (refKind.includes('MODEL OUTPUT')) continue;
-    if (only && !field('path').includes(only)) continue;
-    clips.push({
-      path: field('path'),
-      reference: fs.readFileSync(path.join(AUDIO_DIR, field('ref_transcript')), 'utf8'),
-      refKind,
-      group: /whisper/i.test(refKind) ? 'Whisper-derived' : 'human',
-    });
-  }
-  return clips;
-}
-
-function seconds(since: bigint): number {
-  return Number(process.hrtime.bigint() - since) / 1e9;
-}
-
-function toWav(input: string, wav: string): void {
-  execFileSync('ffmpeg', [
-    '-nostdin',
-    '-v',
-    'error',
-    '-y',
-    '-i',
-    input,
-    '-ac',
-    '1',
-    '-ar',
-    '16000',
-    '-c:a',
-    'pcm_s16le',
-    wav,
-  ]);
+  return sharedManifest()
+    .filter(
+      (row) =>
+        row.language === 'en' &&
+        row.speakers.startsWith('1') &&
+        row.ref_transcript !== '' &&
+        !row.ref_kind.includes('MODEL OUTPUT') &&
+        (!only || row.path.includes(only)),
+    )
+    .map((row) => ({
+      path: row.path,
+      file: sharedAudio(row.path),
+      reference: fs.readFileSync(sharedAudio(row.ref_transcript), 'utf8'),
+      refKind: row.ref_kind,
+      group: /whisper/i.test(row.ref_kind) ? 'Whisper-derived' : 'human',
+    }));
 }
 
 /** The bare CLI on a ready 16 kHz WAV; the timed part is the pocketsphinx_continuous process alone. */
@@ -145,9 +120,7 @@ function runCli(wav: string): { text: string; seconds: number } {
 }
 
 function measureCli(clip: Clip, directory: string): Measurement {
-  const wav = path.join(directory, 'cli.wav');
-  toWav(path.join(AUDIO_DIR, clip.path), wav);
-  const { text, seconds: taken } = runCli(wav);
+  const { text, seconds: taken } = runCli(toMonoWav16k(clip.file, path.join(directory, 'cli.wav')));
   return { text, seconds: taken, wer: wordErrorRate(clip.reference, text) };
 }
 
@@ -157,24 +130,18 @@ function request(audioPath: string): TranscribeRequest {
   return { audioPath, model: 'standard', language: 'en', vocabulary: [], speakers: {} };
 }
 
-async function measurePipeline(pipeline: TranscriptionPipeline, clip: Clip): Promise<Measurement> {
+/** One run of an in-process engine (the pipeline, or the engine child through its runner) on a clip. */
+async function measureEngine(
+  label: string,
+  engine: { run(request: TranscribeRequest): Promise<{ text: string }> },
+  clip: Clip,
+): Promise<Measurement> {
   const started = process.hrtime.bigint();
   let text = '';
   try {
-    text = (await pipeline.run(request(path.join(AUDIO_DIR, clip.path)))).text;
+    text = (await engine.run(request(clip.file))).text;
   } catch (error) {
-    console.error(`  pipeline failed on ${clip.path}: ${(error as Error).message}`);
-  }
-  return { text, seconds: seconds(started), wer: wordErrorRate(clip.reference, text) };
-}
-
-async function measureChild(runner: EngineRunner, clip: Clip): Promise<Measurement> {
-  const started = process.hrtime.bigint();
-  let text = '';
-  try {
-    text = (await runner.run(request(path.join(AUDIO_DIR, clip.path)))).text;
-  } catch (error) {
-    console.error(`  engine child failed on ${clip.path}: ${(error as Error).message}`);
+    console.error(`  ${label} failed on ${clip.path}: ${(error as Error).message}`);
   }
   return { text, seconds: seconds(started), wer: wordErrorRate(clip.reference, text) };
 }
@@ -202,21 +169,7 @@ async function measureService(
 }
 
 const percent = (value: number): string => `${(value * 100).toFixed(1)} %`;
-const fixed = (value: number, digits = 2): string => value.toFixed(digits);
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
-
-function table(head: string[], rows: string[][]): string {
-  return [
-    `| ${head.join(' | ')} |`,
-    `|${head.map(() => '---').join('|')}|`,
-    ...rows.map((r) => `| ${r.join(' | ')} |`),
-  ].join('\n');
-}
 
 /** MANIFEST ref_kind, shortened: "human", "test ground truth", "test sentence", or Whisper-derived. */
 function referenceLabel(clip: Clip): string {
@@ -318,36 +271,15 @@ function makeLongMp3(clips: Clip[], directory: string): string {
   const list: string[] = [];
   clips.forEach((clip, index) => {
     const wav = path.join(directory, `part-${index}.wav`);
-    toWav(path.join(AUDIO_DIR, clip.path), wav);
+    toMonoWav16k(clip.file, wav);
     list.push(`file '${wav}'`);
   });
   const listFile = path.join(directory, 'parts.txt');
   fs.writeFileSync(listFile, `${list.join('\n')}\n`);
   const mp3 = path.join(directory, 'ten-minutes.mp3');
-  execFileSync('ffmpeg', [
-    '-nostdin',
-    '-v',
-    'error',
-    '-y',
-    '-stream_loop',
-    '-1',
-    '-f',
-    'concat',
-    '-safe',
-    '0',
-    '-i',
-    listFile,
-    '-t',
-    '600',
-    '-ac',
-    '2',
-    '-ar',
-    '44100',
-    '-c:a',
-    'libmp3lame',
-    '-b:a',
-    '128k',
-    mp3,
+  ffmpeg([
+    ...['-stream_loop', '-1', '-f', 'concat', '-safe', '0', '-i', listFile, '-t', '600'],
+    ...['-ac', '2', '-ar', '44100', '-c:a', 'libmp3lame', '-b:a', '128k', mp3],
   ]);
   return mp3;
 }
@@ -400,7 +332,7 @@ async function longFile(clips: Clip[], directory: string, service: ServiceTarget
   ]);
   if (service) {
     const wav = path.join(directory, 'ten-minutes.wav');
-    toWav(mp3, wav);
+    toMonoWav16k(mp3, wav);
     const cli = runCli(wav);
     rows.push([
       'bare CLI on the WAV (conversion not timed)',
@@ -451,20 +383,18 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   try {
     // Warm-up: the in-process pipeline pays model loading once, before the loop (the CLI and the child pay it per clip).
-    if (clips.length > 0) await measurePipeline(pipeline, clips[0]);
+    if (clips.length > 0) await measureEngine('pipeline', pipeline, clips[0]);
     for (const clip of clips) {
-      const pcm = await decodeToPcm(path.join(AUDIO_DIR, clip.path));
+      const pcm = await decodeToPcm(clip.file);
       const row: Row = {
         clip,
         duration: pcm.samples.length / pcm.sampleRate,
         cli: await medianRun(repeat, async () => measureCli(clip, directory)),
-        pipeline: await medianRun(repeat, () => measurePipeline(pipeline, clip)),
+        pipeline: await medianRun(repeat, () => measureEngine('pipeline', pipeline, clip)),
       };
       if (service) {
-        row.child = await medianRun(repeat, () => measureChild(runner, clip));
-        row.service = await medianRun(repeat, () =>
-          measureService(service, path.join(AUDIO_DIR, clip.path), clip.reference),
-        );
+        row.child = await medianRun(repeat, () => measureEngine('engine child', runner, clip));
+        row.service = await medianRun(repeat, () => measureService(service, clip.file, clip.reference));
       }
       rows.push(row);
       console.error(
@@ -490,7 +420,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runMain(main);

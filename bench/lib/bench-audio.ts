@@ -14,19 +14,27 @@ export interface SharedClip {
   seconds: number;
 }
 
-/** English single-speaker clips with speech (≥ 1.5 s), from MANIFEST.tsv, in manifest order. */
-export function englishClips(): SharedClip[] {
+/** The rows of the shared set's MANIFEST.tsv, each as column name → cell ('' where a row has no cell). */
+export function sharedManifest(): Array<Record<string, string>> {
   const audio = requireSharedAudio('This benchmark');
   const [header, ...rows] = fs.readFileSync(path.join(audio, 'MANIFEST.tsv'), 'utf8').trim().split('\n');
   const columns = header.split('\t');
-  const column = (row: string[], name: string): string => row[columns.indexOf(name)] ?? '';
-  return rows
-    .map((line) => line.split('\t'))
-    .filter((row) => column(row, 'language') === 'en' && column(row, 'speakers') === '1')
-    .map((row) => ({
-      path: path.join(audio, column(row, 'path')),
-      seconds: Number(column(row, 'duration_s')),
-    }))
+  return rows.map((line) => {
+    const cells = line.split('\t');
+    return Object.fromEntries(columns.map((name, index) => [name, cells[index] ?? '']));
+  });
+}
+
+/** Absolute path of a file of the shared audio set, from its MANIFEST.tsv path. */
+export function sharedAudio(relativePath: string): string {
+  return path.join(requireSharedAudio('This benchmark'), relativePath);
+}
+
+/** English single-speaker clips with speech (≥ 1.5 s), from MANIFEST.tsv, in manifest order. */
+export function englishClips(): SharedClip[] {
+  return sharedManifest()
+    .filter((row) => row.language === 'en' && row.speakers === '1')
+    .map((row) => ({ path: sharedAudio(row.path), seconds: Number(row.duration_s) }))
     .filter((clip) => clip.seconds >= 1.5 && fs.existsSync(clip.path));
 }
 
@@ -39,6 +47,12 @@ export function clipBatch(n: number): SharedClip[] {
 
 export function ffmpeg(args: string[]): void {
   execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-v', 'error', '-y', ...args], { stdio: 'inherit' });
+}
+
+/** Any ffmpeg-readable file → a 16 kHz mono 16-bit WAV (what PocketSphinx's own CLI reads). */
+export function toMonoWav16k(input: string, output: string): string {
+  ffmpeg(['-i', input, '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', output]);
+  return output;
 }
 
 /** Duration in seconds of a media file, from ffprobe. */
@@ -63,8 +77,7 @@ export function longSpeechFile(directory: string, minutes: number, format: 'mp3'
   const clips = englishClips();
   const normalised = clips.map((clip, index) => {
     const target = path.join(directory, `clip-${index}.wav`);
-    if (!fs.existsSync(target))
-      ffmpeg(['-i', clip.path, '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', target]);
+    if (!fs.existsSync(target)) toMonoWav16k(clip.path, target);
     return { path: target, seconds: probeSeconds(target) };
   });
   const lines: string[] = [];

@@ -184,11 +184,11 @@ export function quietWaitMs(): number {
   return Number(process.env.BENCH_WAIT_QUIET_MS ?? '0');
 }
 
-/** Exit code handling shared by the bench entry points. */
-export function runMain(main: () => Promise<void>): void {
+/** Exit code handling shared by the bench entry points: 0, or the number main resolves with; 1 on an error. */
+export function runMain(main: () => Promise<void | number>): void {
   main().then(
-    () => {
-      process.exitCode = 0;
+    (code) => {
+      process.exitCode = typeof code === 'number' ? code : 0;
     },
     (error: unknown) => {
       console.error(error);

@@ -1,7 +1,8 @@
 /**
- * A throwaway service installation for the service benchmarks, like bench/run-service.ts but with control over
- * the processes: several `node dist/main.js` processes with their own ROLE (api / worker / all) and
- * environment, their process ids (for /proc memory readings) and their log files.
+ * The one way the benchmarks start the service: a throwaway installation with control over the processes —
+ * one or several `node dist/main.js` processes with their own ROLE (api / worker / all) and environment, their
+ * process ids (for /proc memory readings) and their log files. bench/run-service.ts is its command-line entry
+ * for the benches that take `--service URL --api-key KEY` (wer, der-service).
  *
  * What it sets up: a private copy of dist/ (a concurrent `nest build` in the shared working tree cannot pull it
  * away), a new PostgreSQL database stt_bench_<random> (migrated with `node dist/cli.js migrate`), its own
@@ -9,7 +10,8 @@
  * started (by pid), drops the database, deletes the Redis keys under the prefix and removes the folders.
  *
  * Environment (optional): BENCH_POSTGRES_URL (server URL without database, default postgres://postgres@127.0.0.1:5432),
- * REDIS_URL (default redis://127.0.0.1:6379/0), BENCH_KEEP_LOG=1 keeps the service logs.
+ * REDIS_URL (default redis://127.0.0.1:6379/0), BENCH_KEEP_LOG=1 keeps the service logs (a caller can also set
+ * sandbox.keepLogs, e.g. when its bench failed).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -105,6 +107,8 @@ export class Sandbox {
   readonly env: NodeJS.ProcessEnv;
   apiKey = '';
   workspaceId = '';
+  /** Keep the service logs after teardown (their paths are printed). */
+  keepLogs = process.env.BENCH_KEEP_LOG === '1';
   private readonly processes: ServiceProcessHandle[] = [];
   private readonly logs: string[] = [];
 
@@ -280,7 +284,7 @@ export class Sandbox {
     }
     fs.rmSync(this.storage, { recursive: true, force: true });
     fs.rmSync(this.snapshot, { recursive: true, force: true });
-    if (process.env.BENCH_KEEP_LOG === '1') console.error(`[sandbox] logs: ${this.logs.join(' ')}`);
+    if (this.keepLogs) console.error(`[sandbox] logs kept: ${this.logs.join(' ')}`);
     else this.logs.forEach((log) => fs.rmSync(log, { force: true }));
     console.error(
       `[sandbox] torn down: ${this.processes.length} process(es) stopped, database ${this.database} dropped, ` +
@@ -311,4 +315,23 @@ export async function withSandbox<T>(
     process.off('SIGTERM', onSignal);
     if (!interrupted) await sandbox.teardown();
   }
+}
+
+/**
+ * Runs `node <script> [args]` with this terminal (stdio inherited) from the repository root, passing Ctrl-C and
+ * SIGTERM on to it; resolves with its exit code (1 when a signal ended it).
+ */
+export function runNodeScript(script: string, args: readonly string[] = []): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { stdio: 'inherit', cwd: ROOT });
+    const forward = (signal: NodeJS.Signals): void => void child.kill(signal);
+    process.once('SIGINT', forward);
+    process.once('SIGTERM', forward);
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
 }
