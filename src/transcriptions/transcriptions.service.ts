@@ -90,7 +90,7 @@ export class TranscriptionsService {
       await alongside?.(tx, created);
       return created;
     });
-    await this.queue.enqueueOrDefer(transcription.id, transcription.model);
+    await this.queue.dispatchOrDefer(transcription.workspaceId);
     return transcription;
   }
 
@@ -157,7 +157,7 @@ export class TranscriptionsService {
       return transcription;
     });
     if (removed.status === 'queued' || removed.status === 'processing') {
-      await this.queue.removeIfWaiting(id).catch(() => undefined);
+      await this.queue.withdraw(workspaceId, id).catch(() => undefined);
       await this.events.publishCancel(id);
     }
   }
