@@ -15,6 +15,37 @@ const STATUS_ORDER: Record<TranscriptionStateFrame['status'], number> = {
   failed: 2,
 };
 
+/** The `id:` of the frame with a terminal status (`completed` or `failed`), after every other frame's. */
+export const TERMINAL_FRAME_ID = '102';
+
+/**
+ * The frame's `id:`, increasing along a job's life: `queued` 0, `processing` at p % 1 + p, the terminal frame
+ * 102. A reconnecting EventSource sends the last one it saw as `Last-Event-ID`.
+ */
+export function frameId(frame: TranscriptionStateFrame): string {
+  if (isTerminal(frame)) return TERMINAL_FRAME_ID;
+  return String(frame.status === 'queued' ? 0 : 1 + frame.progress);
+}
+
+/**
+ * A client whose last seen frame was the terminal one of a job that is finished has everything: 204 tells an
+ * EventSource to stop reconnecting (without it, it re-opens the closed stream every `retry` ms forever).
+ */
+function clientHasTheEnd(state: TranscriptionStateFrame, request: Request): boolean {
+  return isTerminal(state) && request.header('last-event-id')?.trim() === TERMINAL_FRAME_ID;
+}
+
+export interface TranscriptionStream {
+  transcriptionId: string;
+  /** The state read before the stream (the 404 check); it decides the 204. */
+  current: TranscriptionStateFrame;
+  events: TranscriptionEventsService;
+  /** Re-reads the state; null once the transcription is gone. */
+  readState: () => Promise<TranscriptionStateFrame | null>;
+  /** The `retry:` hint (SSE_RETRY_MS). */
+  retryMs: number;
+}
+
 /** Whether a frame says something later than the last one sent: a later status, or more progress. */
 function isNewer(frame: TranscriptionStateFrame, sent: TranscriptionStateFrame): boolean {
   const order = STATUS_ORDER[frame.status] - STATUS_ORDER[sent.status];
@@ -23,16 +54,19 @@ function isNewer(frame: TranscriptionStateFrame, sent: TranscriptionStateFrame):
 }
 
 /**
- * One SSE stream: subscribe first, then send the current state, then every change; close after a
- * terminal status or when the client goes away. Heartbeat comments keep proxies from closing it.
+ * One SSE stream: subscribe first, then send the `retry:` hint and the current state, then every change;
+ * close after a terminal status or when the client goes away. Heartbeat comments keep proxies from closing
+ * it. Each frame carries its `id:` (frameId). 204 instead when the client already saw the end.
  */
 export async function streamTranscriptionState(
   request: Request,
   response: Response,
-  transcriptionId: string,
-  events: TranscriptionEventsService,
-  readState: () => Promise<TranscriptionStateFrame | null>,
+  { transcriptionId, current, events, readState, retryMs }: TranscriptionStream,
 ): Promise<void> {
+  if (clientHasTheEnd(current, request)) {
+    response.status(204).end();
+    return;
+  }
   let closed = false;
   const timers: NodeJS.Timeout[] = [];
   let unsubscribe: () => void = () => undefined;
@@ -50,7 +84,7 @@ export async function streamTranscriptionState(
     // A re-read or a late pub/sub message may be older than what was sent: never step back.
     if (lastFrame && !isNewer(frame, lastFrame)) return;
     lastFrame = { status: frame.status, progress: frame.progress };
-    response.write(`data: ${JSON.stringify(lastFrame)}\n\n`);
+    response.write(`id: ${frameId(lastFrame)}\ndata: ${JSON.stringify(lastFrame)}\n\n`);
     if (isTerminal(frame)) close();
   };
   const recheck = async (): Promise<void> => {
@@ -72,6 +106,7 @@ export async function streamTranscriptionState(
   response.setHeader('Connection', 'keep-alive');
   response.setHeader('X-Accel-Buffering', 'no');
   response.flushHeaders();
+  response.write(`retry: ${retryMs}\n\n`);
 
   await recheck();
   ready = true;

@@ -4,6 +4,7 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
 import { ResourceIdPipe } from '../common/http/resource-id.pipe';
 import { ProblemException } from '../common/problem/problem.exception';
+import { AppConfig } from '../config/app-config';
 import { buildContentDisposition } from './export/export-file-name';
 import { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
 import { TranscriptionEventsService } from './transcription-events.service';
@@ -18,6 +19,7 @@ export class TranscriptionsController {
     private readonly transcriptions: TranscriptionsService,
     private readonly uploads: TranscriptionUploadService,
     private readonly events: TranscriptionEventsService,
+    private readonly config: AppConfig,
   ) {}
 
   /** Sent as the service's bytes: a replayed Idempotency-Key answer is byte-identical to the first. */
@@ -55,13 +57,18 @@ export class TranscriptionsController {
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
-    await this.transcriptions.getState(principal.workspaceId, id);
-    await streamTranscriptionState(request, response, id, this.events, () =>
-      this.transcriptions.getState(principal.workspaceId, id).catch((error: unknown) => {
-        if (error instanceof ProblemException && error.slug === 'not-found') return null;
-        throw error;
-      }),
-    );
+    const current = await this.transcriptions.getState(principal.workspaceId, id);
+    await streamTranscriptionState(request, response, {
+      transcriptionId: id,
+      current,
+      events: this.events,
+      readState: () =>
+        this.transcriptions.getState(principal.workspaceId, id).catch((error: unknown) => {
+          if (error instanceof ProblemException && error.slug === 'not-found') return null;
+          throw error;
+        }),
+      retryMs: this.config.SSE_RETRY_MS,
+    });
   }
 
   @Get(':id/export')

@@ -1,5 +1,8 @@
 import { existsSync } from 'node:fs';
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { EventSource } from 'eventsource';
 import { DataSource } from 'typeorm';
 import { LedgerEntry } from '../../src/billing/ledger-entry.entity';
 import { Transcription } from '../../src/transcriptions/transcription.entity';
@@ -7,7 +10,7 @@ import { expectEventFrameMatchesSpec, expectMatchesSpec } from '../support/opena
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import {
-  eventFrames,
+  eventBlocks,
   generatedAudio,
   readEventStream,
   upload,
@@ -16,6 +19,9 @@ import {
 
 type Word = { word: string; start: number; end: number; speaker: string | null };
 
+/** A short reconnect hint, so an EventSource that would keep reconnecting does so often within the test. */
+const SSE_RETRY_MS = 200;
+
 /** Real jobs on real clips: upload → queue → engine child process → result, on this machine. */
 describe('Transcription jobs on real audio', () => {
   let t: TestApp;
@@ -23,7 +29,11 @@ describe('Transcription jobs on real audio', () => {
   let workspaceId: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ WORKER_CONCURRENCY: '2', JOB_BACKOFF_MS: '200' });
+    t = await startTestApp({
+      WORKER_CONCURRENCY: '2',
+      JOB_BACKOFF_MS: '200',
+      SSE_RETRY_MS: String(SSE_RETRY_MS),
+    });
     ({ apiKey, workspaceId } = await t.createWorkspace({
       name: 'Jobs',
       balanceEur: 1,
@@ -178,8 +188,13 @@ describe('Transcription jobs on real audio', () => {
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
     expectMatchesSpec({ ...response, body: undefined }, 'streamTranscriptionEvents');
-    const frames = eventFrames(response.body as string);
+    const blocks = eventBlocks(response.body as string);
+    const frames = blocks.map((block) => block.data);
     frames.forEach((frame) => expectEventFrameMatchesSpec(frame));
+    expect((response.body as string).startsWith(`retry: ${SSE_RETRY_MS}\n\n`)).toBe(true);
+    const ids = blocks.map((block) => Number(block.id));
+    expect([...new Set(ids)].sort((a, b) => a - b)).toEqual(ids);
+    expect(blocks[blocks.length - 1].id).toBe('102');
     expect(['queued', 'processing']).toContain(frames[0].status);
     expect(frames[frames.length - 1]).toEqual({ status: 'completed', progress: 100 });
     const processing = frames.filter((frame) => frame.status === 'processing').map((frame) => frame.progress);
@@ -187,7 +202,56 @@ describe('Transcription jobs on real audio', () => {
     expect([...processing].sort((a, b) => a - b)).toEqual(processing);
 
     const again = await readEventStream(t, apiKey, id);
-    expect(again.body).toBe('data: {"status":"completed","progress":100}\n\n');
+    expect(again.body).toBe(
+      `retry: ${SSE_RETRY_MS}\n\nid: 102\ndata: {"status":"completed","progress":100}\n\n`,
+    );
+  });
+
+  it('an EventSource gets the terminal frame, then stops: its one reconnect is answered 204', async () => {
+    const created = await upload(t, apiKey, testAudio('pocketsphinx/goforward.wav'));
+    const id = created.body.data.id as string;
+    const server = t.app.getHttpServer() as Server;
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    // Every request the server gets for this stream, by the Last-Event-ID it carries.
+    const requests: Array<string | null> = [];
+    const countRequest = (request: IncomingMessage) => {
+      if (request.url === `/v1/transcriptions/${id}/events`) {
+        requests.push(request.headers['last-event-id']?.toString() ?? null);
+      }
+    };
+    // Ahead of the application, which rewrites request.url while routing.
+    server.prependListener('request', countRequest);
+    const source = new EventSource(`http://127.0.0.1:${port}/v1/transcriptions/${id}/events`, {
+      fetch: (url, init) => fetch(url, { ...init, headers: { ...init?.headers, ...bearer(apiKey) } }),
+    });
+    const frames: Array<{ id: string; data: unknown }> = [];
+    source.onmessage = (event) => frames.push({ id: event.lastEventId, data: JSON.parse(event.data) });
+    try {
+      // The client gives up only on a 204 (or another failure): wait for that, within a deadline.
+      const closedWith = await new Promise<number | undefined>((resolve, reject) => {
+        const deadline = setTimeout(
+          () => reject(new Error(`still connected after 90 s; requests: ${JSON.stringify(requests)}`)),
+          90_000,
+        );
+        source.onerror = (event) => {
+          if (source.readyState !== EventSource.CLOSED) return;
+          clearTimeout(deadline);
+          resolve(event.code);
+        };
+      });
+      expect(closedWith).toBe(204);
+      expect(frames.at(-1)).toEqual({ id: '102', data: { status: 'completed', progress: 100 } });
+      const ids = frames.map((frame) => Number(frame.id));
+      expect([...new Set(ids)].sort((a, b) => a - b)).toEqual(ids);
+      // Five retry periods later the client is still closed and has not come back.
+      await new Promise((resolve) => setTimeout(resolve, 5 * SSE_RETRY_MS));
+      expect(source.readyState).toBe(EventSource.CLOSED);
+      expect(requests).toEqual([null, '102']);
+    } finally {
+      source.close();
+      server.off('request', countRequest);
+    }
   });
 
   it('exports a completed transcription in all five formats', async () => {

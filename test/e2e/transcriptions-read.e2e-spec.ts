@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { DELETED_CURSOR_RETENTION_DAYS } from '../../src/transcriptions/transcription-list-cursor';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
-import { insertTranscription } from '../support/transcriptions';
+import { insertTranscription, readEventStream } from '../support/transcriptions';
 
 const problem = (slug: string) => `https://errors.transcription.example/problems/${slug}`;
 
@@ -156,6 +156,34 @@ describe('Reading transcriptions', () => {
       .set(bearer(mine.apiKey))
       .buffer(true);
     expect(vtt.text).toContain('<v Speaker 2>General Kenobi!');
+  });
+
+  it('events of a finished job: the terminal frame (id 102) with a retry hint, or 204 once the client saw it', async () => {
+    for (const [id, status] of [
+      [ids[1], 'completed'],
+      [ids[0], 'failed'],
+    ]) {
+      const reconnects: Array<Record<string, string>> = [
+        {},
+        { 'Last-Event-ID': '57' },
+        { 'Last-Event-ID': '0' },
+      ];
+      for (const headers of reconnects) {
+        const response = await readEventStream(t, mine.apiKey, id, headers);
+        expect(response.status).toBe(200);
+        expectMatchesSpec({ ...response, body: undefined }, 'streamTranscriptionEvents');
+        // Rows inserted by the test keep progress 100 whatever their status.
+        expect(response.body).toBe(`retry: 3000\n\nid: 102\ndata: {"status":"${status}","progress":100}\n\n`);
+      }
+      // What a reconnecting EventSource sends after it saw the terminal frame: 204, "stop reconnecting".
+      const seen = await readEventStream(t, mine.apiKey, id, { 'Last-Event-ID': '102' });
+      expect(seen.status).toBe(204);
+      expect(seen.body).toBe('');
+      expectMatchesSpec({ ...seen, body: undefined }, 'streamTranscriptionEvents');
+    }
+    // Still 404 before anything else for another workspace's job, whatever Last-Event-ID says.
+    const foreign = await readEventStream(t, theirs.apiKey, ids[1], { 'Last-Event-ID': '102' });
+    expect(foreign.status).toBe(404);
   });
 
   it("another workspace's transcription is 404 on every route", async () => {

@@ -49,11 +49,17 @@ export async function waitForTerminal(
 }
 
 /** Reads a transcription's SSE stream to its end; the body is the raw `text/event-stream` text. */
-export function readEventStream(t: TestApp, apiKey: string, id: string) {
+export function readEventStream(
+  t: TestApp,
+  apiKey: string,
+  id: string,
+  headers: Record<string, string> = {},
+) {
   return t
     .http()
     .get(`/v1/transcriptions/${id}/events`)
     .set(bearer(apiKey))
+    .set(headers)
     .buffer(true)
     .parse((res, done) => {
       let text = '';
@@ -62,12 +68,26 @@ export function readEventStream(t: TestApp, apiKey: string, id: string) {
     });
 }
 
-/** The `data:` frames of an SSE body, parsed. */
+/** The frames of an SSE body (blocks with a `data:` line), parsed. */
 export function eventFrames(body: string): Array<{ status: string; progress: number }> {
+  return eventBlocks(body).map((block) => block.data);
+}
+
+/** Each frame's `id:` and parsed `data:`, in order. */
+export function eventBlocks(
+  body: string,
+): Array<{ id: string | null; data: { status: string; progress: number } }> {
   return body
     .split('\n\n')
-    .filter((block) => block.startsWith('data: '))
-    .map((block) => JSON.parse(block.slice(6)) as { status: string; progress: number });
+    .map((block) => block.split('\n'))
+    .filter((lines) => lines.some((line) => line.startsWith('data: ')))
+    .map((lines) => ({
+      id: lines.find((line) => line.startsWith('id: '))?.slice(4) ?? null,
+      data: JSON.parse(lines.find((line) => line.startsWith('data: '))?.slice(6) ?? '') as {
+        status: string;
+        progress: number;
+      },
+    }));
 }
 
 /** Audio made for a test with ffmpeg/sox in a temporary folder (never committed). */
