@@ -21,6 +21,7 @@ export class AccountController {
     return { data: await this.account.usage(principal.workspaceId, query.months) };
   }
 
+  /** An API key without a user gets 403 `forbidden`: there is no user to describe (docs/decisions.md). */
   @Get('profile')
   async profile(@CurrentPrincipal() principal: Principal): Promise<{ data: Profile }> {
     return { data: await this.account.profile(principal.workspaceId, principal.userId) };

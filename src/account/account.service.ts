@@ -70,7 +70,13 @@ export class AccountService {
     };
   }
 
-  async profile(workspaceId: string, userId: string): Promise<Profile> {
+  async profile(workspaceId: string, userId: string | null): Promise<Profile> {
+    if (userId === null) {
+      throw new ProblemException(
+        'forbidden',
+        'This API key belongs to the workspace and has no user (its creator was deleted, or an operator created it without one), so there is no profile; the workspace balance is at GET /v1/account/balance.',
+      );
+    }
     const [workspace, user] = await Promise.all([
       this.workspace(workspaceId),
       this.users.findOne({ where: { id: userId } }),

@@ -24,13 +24,16 @@ export class ApiKey {
   @JoinColumn({ name: 'workspace_id' })
   workspace?: Workspace;
 
-  /** The user who created the key; profile calls made with the key answer for this user. */
-  @Column({ name: 'user_id', type: 'uuid' })
-  userId: string;
+  /**
+   * The user who created the key, for the profile; null once that user is deleted, or for a key an operator
+   * created for the workspace alone. The key belongs to the workspace and keeps working either way.
+   */
+  @Column({ name: 'user_id', type: 'uuid', nullable: true })
+  userId: string | null;
 
-  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @ManyToOne(() => User, { onDelete: 'SET NULL', nullable: true })
   @JoinColumn({ name: 'user_id' })
-  user?: User;
+  user?: User | null;
 
   @Column({ type: 'varchar', length: 16 })
   prefix: string;

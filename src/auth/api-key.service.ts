@@ -30,10 +30,13 @@ export type ApiKeyRejection = 'unknown' | 'revoked' | 'expired';
 export class ApiKeyService {
   constructor(@InjectRepository(ApiKey) private readonly apiKeys: Repository<ApiKey>) {}
 
-  /** Creates a key and returns it in clear: the only time it is ever available. */
+  /**
+   * Creates a key and returns it in clear: the only time it is ever available. The key belongs to the
+   * workspace; `userId` (null for none) only says whose profile it shows.
+   */
   async create(
     workspaceId: string,
-    userId: string,
+    userId: string | null,
     options: { expiresInDays?: number; manager?: EntityManager } = {},
   ): Promise<{ id: string; apiKey: string; prefix: string; expiresOn: Date | null }> {
     const apiKey = generateApiKey();

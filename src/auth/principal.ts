@@ -4,7 +4,8 @@ import type { ProblemException } from '../common/problem/problem.exception';
 /** Who is calling: always bound to exactly one workspace. */
 export interface Principal {
   workspaceId: string;
-  userId: string;
+  /** Null for an API key without a user (its creator was deleted, or an operator made it for the workspace). */
+  userId: string | null;
   credential: 'api-key' | 'jwt';
   /** Rate-limit bucket: per API key, or per user for JWTs. */
   rateLimitKey: string;

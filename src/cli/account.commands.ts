@@ -36,7 +36,11 @@ export class BalanceTopUpCommand extends CommandRunner {
   }
 }
 
-@Command({ name: 'user:delete', description: 'Delete a user (their API keys go with them)' })
+@Command({
+  name: 'user:delete',
+  description:
+    'Delete a user: their sessions (JWTs) end; the API keys they created stay with the workspace and keep working',
+})
 export class UserDeleteCommand extends CommandRunner {
   constructor(@InjectRepository(User) private readonly users: Repository<User>) {
     super();

@@ -2,33 +2,46 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { Repository } from 'typeorm';
 import { User } from '../account/user.entity';
+import { Workspace } from '../account/workspace.entity';
 import { ApiKeyService } from '../auth/api-key.service';
+import { isUuid } from '../common/http/resource-id.pipe';
 import { fail, parseNumber, printJson } from './cli-output';
 
 @Command({
   name: 'apikey:create',
-  description: 'Create an API key for a workspace (owned by its first user)',
+  description:
+    'Create an API key for a workspace: shown as its first user in profiles, or with no user (--without-user, or when the workspace has no user left)',
 })
 export class ApiKeyCreateCommand extends CommandRunner {
   constructor(
     private readonly apiKeys: ApiKeyService,
     @InjectRepository(User) private readonly users: Repository<User>,
+    @InjectRepository(Workspace) private readonly workspaces: Repository<Workspace>,
   ) {
     super();
   }
 
-  async run(_parameters: string[], options: { workspace?: string; expiresInDays?: number }): Promise<void> {
+  async run(
+    _parameters: string[],
+    options: { workspace?: string; expiresInDays?: number; withoutUser?: boolean },
+  ): Promise<void> {
     if (!options.workspace) fail('--workspace is required');
-    const owner = await this.users.findOne({
-      where: { activeWorkspaceId: options.workspace },
-      order: { createdOn: 'ASC' },
-    });
-    if (!owner) fail(`workspace ${options.workspace} does not exist or has no user`);
-    const created = await this.apiKeys.create(options.workspace, owner.id, {
+    if (!isUuid(options.workspace) || !(await this.workspaces.existsBy({ id: options.workspace }))) {
+      fail(`workspace ${options.workspace} does not exist`);
+    }
+    // The key belongs to the workspace whoever it names; the user only decides what the profile shows.
+    const owner = options.withoutUser
+      ? null
+      : await this.users.findOne({
+          where: { activeWorkspaceId: options.workspace },
+          order: { createdOn: 'ASC' },
+        });
+    const created = await this.apiKeys.create(options.workspace, owner?.id ?? null, {
       expiresInDays: options.expiresInDays,
     });
     printJson({
       workspaceId: options.workspace,
+      userId: owner?.id ?? null,
       apiKeyId: created.id,
       apiKey: created.apiKey,
       expiresOn: created.expiresOn?.toISOString() ?? null,
@@ -43,6 +56,14 @@ export class ApiKeyCreateCommand extends CommandRunner {
   @Option({ flags: '--expires-in-days <days>', description: 'Optional lifetime of the key' })
   parseExpiresInDays(value: string): number {
     return parseNumber('--expires-in-days', value);
+  }
+
+  @Option({
+    flags: '--without-user',
+    description: 'A key of the workspace alone (its profile answers 403: there is no user to show)',
+  })
+  parseWithoutUser(): boolean {
+    return true;
   }
 }
 

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountModule } from '../account/account.module';
 import { User } from '../account/user.entity';
+import { Workspace } from '../account/workspace.entity';
 import { AuthModule } from '../auth/auth.module';
 import { BillingModule } from '../billing/billing.module';
 import { AppConfig } from '../config/app-config';
@@ -25,7 +26,7 @@ export class CliModule {
         AuthModule,
         AccountModule,
         BillingModule,
-        TypeOrmModule.forFeature([User]),
+        TypeOrmModule.forFeature([User, Workspace]),
       ],
       providers: [
         WorkspaceCreateCommand,

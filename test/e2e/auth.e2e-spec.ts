@@ -160,6 +160,30 @@ describe('Authentication (spec: Authentication)', () => {
       await expectProblem(bearer(token), 401, 'user-not-found');
     });
 
+    it('an API key belongs to the workspace: it keeps working after its creator is deleted', async () => {
+      const other = await t.createWorkspace({ name: 'Creator leaves' });
+      const token = t.issueToken(other.userId);
+      await t.app.get(DataSource).getRepository(User).delete({ id: other.userId });
+      // The session of the deleted user ends …
+      await expectProblem(bearer(token), 401, 'user-not-found');
+      // … while the workspace's key still works on workspace data.
+      const kept = await balance(bearer(other.apiKey));
+      expect(kept.status).toBe(200);
+      expect(kept.body.data.balance).toBe(10);
+      expectMatchesSpec(kept, 'getBalance');
+      const list = await t.http().get('/v1/transcriptions').set(bearer(other.apiKey));
+      expect(list.status).toBe(200);
+      expectMatchesSpec(list, 'listTranscriptions');
+      // There is no user to describe: the profile is 403, not a 401 that would tell the client the key is bad.
+      const profile = await t.http().get('/v1/account/profile').set(bearer(other.apiKey));
+      expect({ status: profile.status, type: profile.body.type }).toEqual({
+        status: 403,
+        type: 'https://errors.transcription.example/problems/forbidden',
+      });
+      expect(profile.body.detail).toMatch(/no user/);
+      expectMatchesSpec(profile, 'getProfile');
+    });
+
     it('a user with no active workspace is authenticated but forbidden', async () => {
       const other = await t.createWorkspace({ name: 'Orphaned user' });
       await t.app

@@ -101,8 +101,34 @@ describe('Operator CLI', () => {
     });
     const afterDelete = await t.http().get('/v1/account/profile').set(bearer(token));
     expect(afterDelete.body.type).toBe('https://errors.transcription.example/problems/user-not-found');
+    // The workspace's keys outlive the user who created them.
     const keyAfterDelete = await t.http().get('/v1/account/balance').set(bearer(apiKey));
-    expect(keyAfterDelete.body.type).toBe('https://errors.transcription.example/problems/invalid-api-key');
+    expect(keyAfterDelete.status).toBe(200);
+    expect(keyAfterDelete.body.data.balance).toBe(3.75);
+    expectMatchesSpec(keyAfterDelete, 'getBalance');
+  });
+
+  it('apikey:create makes a workspace key without a user: for a workspace with no user left, or on request', async () => {
+    const created = await cli('workspace:create', '--name', 'Userless Corp', '--balance', '1');
+    const workspaceId = created.workspaceId as string;
+
+    const chosen = await cli('apikey:create', '--workspace', workspaceId, '--without-user');
+    expect(chosen).toMatchObject({ workspaceId, userId: null, apiKey: expect.stringMatching(/^svc_live_/) });
+
+    await cli('user:delete', '--user', created.userId as string);
+    const orphan = await cli('apikey:create', '--workspace', workspaceId);
+    expect(orphan).toMatchObject({ workspaceId, userId: null, apiKey: expect.stringMatching(/^svc_live_/) });
+
+    for (const key of [chosen.apiKey as string, orphan.apiKey as string]) {
+      const balance = await t.http().get('/v1/account/balance').set(bearer(key));
+      expect(balance.status).toBe(200);
+      expect(balance.body.data.balance).toBe(1);
+      expectMatchesSpec(balance, 'getBalance');
+      const profile = await t.http().get('/v1/account/profile').set(bearer(key));
+      expect(profile.status).toBe(403);
+      expect(profile.body.type).toBe('https://errors.transcription.example/problems/forbidden');
+      expectMatchesSpec(profile, 'getProfile');
+    }
   });
 
   it('explains bad input on stderr with a non-zero exit', async () => {
@@ -111,6 +137,9 @@ describe('Operator CLI', () => {
       '--amount must be a number',
     );
     expect(await cliFails('apikey:revoke', '--key', 'svc_live_nope')).toContain('no such API key');
+    expect(await cliFails('apikey:create', '--workspace', '00000000-0000-4000-8000-000000000000')).toContain(
+      'does not exist',
+    );
   });
 
   it('refuses to start with a bad configuration and names each bad variable', async () => {
