@@ -779,7 +779,7 @@ describe('openapi.yaml content', () => {
       'HS256',
       '`sub`',
       '`exp`',
-      'never get 403',
+      'get 403 only from `getProfile`',
       '0.006 EUR',
       'micro-EUR',
       'MINIMUM_BALANCE_EUR',
