@@ -14,7 +14,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseRttm } from '../src/engine/diarization/rttm';
 import { requireSharedAudio } from '../test/support/shared-paths';
-import { combineDer, diarizationErrorRate, type DerResult, type Turn } from './lib/der';
+import {
+  combineDer,
+  COUNT_ONLY_CLIPS,
+  diarizationErrorRate,
+  RTTM_CLIPS,
+  type DerResult,
+  type Turn,
+} from './lib/der';
 import {
   serviceTargetFromArguments,
   transcribeThroughService,
@@ -23,19 +30,6 @@ import {
 import { wordTurns } from './lib/word-turns';
 
 const AUDIO_DIR = requireSharedAudio('The DER service benchmark');
-
-const RTTM_CLIPS = [
-  'pyannote-audio/sample.wav',
-  'pyannote-audio/dev00.wav',
-  'pyannote-audio/tst00.wav',
-  'picovoice-falcon/test.wav',
-];
-
-/** Multi-speaker clips without a timed reference: only the count can be checked. */
-const COUNT_ONLY_CLIPS: Array<[string, number]> = [
-  ['faster-whisper/stereo_diarization.wav', 2],
-  ['picovoice-leopard/diarization_test.wav', 3],
-];
 
 const COLLARS = [0.25, 0];
 

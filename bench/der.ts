@@ -25,20 +25,14 @@ import type { Pcm, SpeakerHints, SpeakerTurn, TimeSpan } from '../src/engine/eng
 import { SileroSpeechDetector } from '../src/engine/speech/silero-speech-detector';
 import { planChunks, type ChunkingOptions } from '../src/engine/speech/speech-chunker';
 import { sharedAudio as audio } from './lib/bench-audio';
-import { combineDer, diarizationErrorRate, type DerResult, type Turn } from './lib/der';
-
-const RTTM_CLIPS = [
-  'pyannote-audio/sample.wav',
-  'pyannote-audio/dev00.wav',
-  'pyannote-audio/tst00.wav',
-  'picovoice-falcon/test.wav',
-];
-
-/** Multi-speaker clips without timed reference: only the speaker count can be checked. */
-const COUNT_ONLY_CLIPS: Array<[string, number]> = [
-  ['faster-whisper/stereo_diarization.wav', 2],
-  ['picovoice-leopard/diarization_test.wav', 3],
-];
+import {
+  combineDer,
+  COUNT_ONLY_CLIPS,
+  diarizationErrorRate,
+  RTTM_CLIPS,
+  type DerResult,
+  type Turn,
+} from './lib/der';
 
 /** English single-speaker clips (MANIFEST.tsv speakers = 1, language en). */
 const SOLO_CLIPS = [

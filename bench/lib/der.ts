@@ -5,6 +5,20 @@
  * The reference→hypothesis speaker mapping is the one-to-one assignment that maximises matched time (Hungarian).
  */
 
+/** Clips of the shared set with a timed RTTM reference beside them (same name, .rttm). */
+export const RTTM_CLIPS = [
+  'pyannote-audio/sample.wav',
+  'pyannote-audio/dev00.wav',
+  'pyannote-audio/tst00.wav',
+  'picovoice-falcon/test.wav',
+];
+
+/** Multi-speaker clips without a timed reference: only the speaker count can be checked. */
+export const COUNT_ONLY_CLIPS: Array<[string, number]> = [
+  ['faster-whisper/stereo_diarization.wav', 2],
+  ['picovoice-leopard/diarization_test.wav', 3],
+];
+
 export interface Turn {
   start: number;
   end: number;
