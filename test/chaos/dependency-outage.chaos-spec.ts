@@ -1,14 +1,11 @@
-import type { Client } from 'pg';
 import request from 'supertest';
 import {
-  chaosRedisPrefix,
   ChaosWorkspace,
-  connectDatabase,
   createWorkspace,
   eventually,
-  ProcessGroup,
   RawResponse,
   rawUpload,
+  useChaosFixture,
 } from '../support/chaos-harness';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { readFileSync } from 'node:fs';
@@ -40,31 +37,28 @@ describe('Chaos: PostgreSQL and Redis outages during traffic', () => {
   const base = baseTestEnvironment();
   const postgresProxy = new TcpFaultProxy(Number(new URL(base.DATABASE_URL).port || 5432));
   const redisProxy = new TcpFaultProxy(Number(new URL(base.REDIS_URL).port || 6379));
-  const processes = new ProcessGroup();
-  let database: Client;
+  const chaos = useChaosFixture('outage', { startReceiver: false });
   let workspace: ChaosWorkspace;
   let apiUrl: string;
 
   beforeAll(async () => {
     await Promise.all([postgresProxy.start(), redisProxy.start()]);
-    database = await connectDatabase();
     workspace = createWorkspace('Chaos outages', 1);
     const env = {
-      REDIS_PREFIX: chaosRedisPrefix('outage'),
+      ...chaos.env,
       DATABASE_URL: postgresProxy.rewrite(base.DATABASE_URL),
       REDIS_URL: redisProxy.rewrite(base.REDIS_URL),
     };
-    apiUrl = (await processes.api(env)).url;
-    await processes.worker(env);
+    apiUrl = (await chaos.processes.api(env)).url;
+    await chaos.processes.worker(env);
   });
   // A failed test must not leave the next one (or the process shutdown) behind a dead proxy.
   afterEach(async () => {
     await Promise.all([postgresProxy.setMode('pass'), redisProxy.setMode('pass')]);
   });
+  // After the fixture's afterAll, which stops the service processes first.
   afterAll(async () => {
-    await processes.stopAll();
     await Promise.all([postgresProxy.stop(), redisProxy.stop()]);
-    await database?.end();
   });
 
   const authorization = () => ({ Authorization: `Bearer ${workspace.apiKey}` });
@@ -113,13 +107,7 @@ describe('Chaos: PostgreSQL and Redis outages during traffic', () => {
     return Date.now() - restoredAt;
   }
 
-  async function transcriptionsOfWorkspace(): Promise<Array<{ id: string; status: string }>> {
-    const { rows } = await database.query<{ id: string; status: string }>(
-      'SELECT id, status FROM transcriptions WHERE workspace_id = $1',
-      [workspace.workspaceId],
-    );
-    return rows;
-  }
+  const transcriptionsOfWorkspace = () => chaos.transcriptionsOf(workspace.workspaceId);
 
   it.each<[FaultMode, string]>([
     ['reset', 'restarted (connections cut, new ones refused)'],

@@ -1,17 +1,11 @@
-import type { Client } from 'pg';
-import request from 'supertest';
 import {
-  chaosRedisPrefix,
-  connectDatabase,
   createWorkspace,
   deleteRedisKeys,
   eventually,
-  ProcessGroup,
+  queueClips,
   registerWebhook,
-  WebhookReceiver,
+  useChaosFixture,
 } from '../support/chaos-harness';
-import { expectMatchesSpec } from '../support/openapi-contract';
-import { testAudio } from '../support/shared-paths';
 
 const FIRST = ['pocketsphinx/goforward.wav', 'coqui-stt/LDC93S1.wav'];
 const QUEUED = [
@@ -27,59 +21,19 @@ const QUEUED = [
  * every open transcription and every pending delivery back. Only this spec's own keys are deleted.
  */
 describe('Chaos: Redis flushed with jobs queued and webhook deliveries pending', () => {
-  const prefix = chaosRedisPrefix('flushed');
-  const env = { REDIS_PREFIX: prefix, WORKER_CONCURRENCY: '2', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
-  const processes = new ProcessGroup();
-  const receiver = new WebhookReceiver();
-  let database: Client;
-
-  beforeAll(async () => {
-    database = await connectDatabase();
-    await receiver.start();
+  const chaos = useChaosFixture('flushed', {
+    env: { WORKER_CONCURRENCY: '2', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
   });
-  afterAll(async () => {
-    await processes.stopAll();
-    await receiver.stop();
-    await database?.end();
-  });
+  const { env, prefix, processes, receiver } = chaos;
 
   it('re-enqueues every queued job and pending delivery from PostgreSQL; all complete and arrive', async () => {
     const workspace = createWorkspace('Chaos Redis flushed', 1);
     const api = await processes.api(env);
     await registerWebhook(api.url, workspace.apiKey, receiver.url('/hooks'), ['transcription.completed']);
-    const uploadAll = async (clips: string[]): Promise<string[]> => {
-      const ids: string[] = [];
-      for (const clip of clips) {
-        const response = await request(api.url)
-          .post('/v1/transcriptions')
-          .set('Authorization', `Bearer ${workspace.apiKey}`)
-          .attach('file', testAudio(clip));
-        expect(response.status).toBe(202);
-        expectMatchesSpec(response, 'createTranscription');
-        ids.push(response.body.data.id as string);
-      }
-      return ids;
-    };
-    const statuses = async (ids: string[]): Promise<string[]> => {
-      const { rows } = await database.query<{ status: string }>(
-        'SELECT status FROM transcriptions WHERE id = ANY($1)',
-        [ids],
-      );
-      return rows.map((row) => row.status);
-    };
-    const deliveries = async () =>
-      (
-        await database.query<{
-          transcription_id: string;
-          status: string;
-          attempts: Array<{ statusCode: number }>;
-        }>(
-          `SELECT e.data->>'id' AS transcription_id, d.status, d.attempts
-             FROM outbox_events e JOIN webhook_deliveries d ON d.event_id = e.id
-            WHERE e.workspace_id = $1 AND e.type = 'transcription.completed'`,
-          [workspace.workspaceId],
-        )
-      ).rows;
+    const uploadAll = (clips: string[]) => queueClips(api.url, workspace.apiKey, clips);
+    const allIn = async (ids: string[], status: string) =>
+      (await chaos.statusCounts(ids))[status] === ids.length;
+    const deliveries = () => chaos.completedDeliveries(workspace.workspaceId);
 
     // 1. Two jobs complete while the receiver answers 503: their deliveries wait for a retry (delayed Bull jobs).
     receiver.answer = () => 503;
@@ -90,7 +44,7 @@ describe('Chaos: Redis flushed with jobs queued and webhook deliveries pending',
       async () => {
         const rows = await deliveries();
         return (
-          (await statuses(firstIds)).every((status) => status === 'completed') &&
+          (await allIn(firstIds, 'completed')) &&
           rows.length === 2 &&
           rows.every((row) => row.status === 'pending' && row.attempts.length === 1)
         );
@@ -101,7 +55,7 @@ describe('Chaos: Redis flushed with jobs queued and webhook deliveries pending',
     // 2. No worker: four more uploads wait in the queue.
     await first.stop();
     const queuedIds = await uploadAll(QUEUED);
-    expect(await statuses(queuedIds)).toEqual(QUEUED.map(() => 'queued'));
+    expect(await chaos.statusCounts(queuedIds)).toEqual({ queued: QUEUED.length });
 
     // 3. Redis loses every key of this deployment: queued jobs and delayed delivery retries are gone.
     const deleted = await deleteRedisKeys(prefix);
@@ -117,7 +71,7 @@ describe('Chaos: Redis flushed with jobs queued and webhook deliveries pending',
       async () => {
         const rows = await deliveries();
         return (
-          (await statuses(queuedIds)).every((status) => status === 'completed') &&
+          (await allIn(queuedIds, 'completed')) &&
           rows.length === ids.length &&
           rows.every((row) => row.status === 'delivered')
         );
@@ -142,10 +96,7 @@ describe('Chaos: Redis flushed with jobs queued and webhook deliveries pending',
     expect(accepted.map((received) => received.body.data.id).sort()).toEqual([...ids].sort());
 
     // Billed once each, in spite of the lost queue.
-    const { rows: charges } = await database.query<{ transcription_id: string }>(
-      `SELECT transcription_id FROM balance_ledger WHERE workspace_id = $1 AND kind = 'charge'`,
-      [workspace.workspaceId],
-    );
+    const charges = await chaos.charges(workspace.workspaceId);
     expect(charges.map((row) => row.transcription_id).sort()).toEqual([...ids].sort());
   }, 180_000);
 });

@@ -2,11 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from 'pg';
-import request from 'supertest';
-import { chaosRedisPrefix, connectDatabase, createWorkspace, ProcessGroup } from '../support/chaos-harness';
+import { createWorkspace, uploadClip, useChaosFixture } from '../support/chaos-harness';
 import { expectMatchesSpec } from '../support/openapi-contract';
-import { testAudio } from '../support/shared-paths';
 
 /** 200 KiB: jfk.wav (352 KB) cannot fit, goforward.wav (89 KB) can. */
 const TMPFS_SIZE = '200k';
@@ -24,13 +21,12 @@ function filesUnder(dir: string): string[] {
  * write fails (a storage write error, not a full disk).
  */
 describe('Chaos: upload storage full', () => {
-  const processes = new ProcessGroup();
+  const chaos = useChaosFixture('storage-full', { startReceiver: false });
   const scratch = mkdtempSync(join(tmpdir(), 'stt-chaos-storage-'));
   const storageDir = join(scratch, 'storage');
   let mounted = false;
-  let database: Client;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     execFileSync('mkdir', ['-p', storageDir]);
     try {
       execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS_SIZE}`, 'tmpfs', storageDir], {
@@ -44,36 +40,18 @@ describe('Chaos: upload storage full', () => {
       rmSync(storageDir, { recursive: true, force: true });
       writeFileSync(storageDir, 'not a directory');
     }
-    database = await connectDatabase();
   });
-  afterAll(async () => {
-    await processes.stopAll();
-    await database?.end();
+  // After the fixture's afterAll: the service processes are stopped before the storage goes away.
+  afterAll(() => {
     if (mounted) execFileSync('umount', [storageDir]);
     rmSync(scratch, { recursive: true, force: true });
   });
 
   it('answers a 5xx problem (503 when full) and leaves no record and no file behind', async () => {
     const workspace = createWorkspace('Chaos storage full', 1);
-    const api = await processes.api({
-      REDIS_PREFIX: chaosRedisPrefix('storage-full'),
-      STORAGE_DIR: storageDir,
-    });
-    const upload = (clip: string) =>
-      request(api.url)
-        .post('/v1/transcriptions')
-        .set('Authorization', `Bearer ${workspace.apiKey}`)
-        .attach('file', testAudio(clip))
-        .timeout(15_000);
-    const rowCount = async () =>
-      Number(
-        (
-          await database.query<{ count: string }>(
-            'SELECT count(*) FROM transcriptions WHERE workspace_id = $1',
-            [workspace.workspaceId],
-          )
-        ).rows[0].count,
-      );
+    const api = await chaos.processes.api({ ...chaos.env, STORAGE_DIR: storageDir });
+    const upload = (clip: string) => uploadClip(api.url, workspace.apiKey, clip);
+    const rowCount = async () => (await chaos.transcriptionsOf(workspace.workspaceId)).length;
 
     const refused = await upload('whisper.cpp/jfk.wav');
     console.log(

@@ -1,16 +1,11 @@
-import type { Client } from 'pg';
-import request from 'supertest';
 import {
-  chaosRedisPrefix,
-  connectDatabase,
   createWorkspace,
   eventually,
-  ProcessGroup,
   registerWebhook,
-  WebhookReceiver,
+  uploadClip,
+  useChaosFixture,
 } from '../support/chaos-harness';
 import { freePort } from '../support/service-process';
-import { testAudio } from '../support/shared-paths';
 
 interface Attempt {
   at: string;
@@ -25,19 +20,12 @@ interface Attempt {
  * be reached at all, for all three attempts (→ failed), and one that comes back between attempts.
  */
 describe('Chaos: webhook receiver down', () => {
-  const env = { REDIS_PREFIX: chaosRedisPrefix('receiver-down'), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
-  const processes = new ProcessGroup();
-  const returning = new WebhookReceiver();
-  let database: Client;
-
-  beforeAll(async () => {
-    database = await connectDatabase();
+  // The receiver is the one that comes back: it starts only after the first refused attempt.
+  const chaos = useChaosFixture('receiver-down', {
+    env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    startReceiver: false,
   });
-  afterAll(async () => {
-    await processes.stopAll();
-    await returning.stop();
-    await database?.end();
-  });
+  const { env, processes, receiver: returning } = chaos;
 
   it('refused connections: 3 attempts with ~5 s and ~10 s waits, then failed; a receiver back in time gets it', async () => {
     const workspace = createWorkspace('Chaos receiver down', 1);
@@ -53,15 +41,12 @@ describe('Chaos: webhook receiver down', () => {
       'transcription.completed',
     ]);
 
-    const upload = await request(api.url)
-      .post('/v1/transcriptions')
-      .set('Authorization', `Bearer ${workspace.apiKey}`)
-      .attach('file', testAudio('pocketsphinx/goforward.wav'));
+    const upload = await uploadClip(api.url, workspace.apiKey, 'pocketsphinx/goforward.wav');
     expect(upload.status).toBe(202);
 
     const deliveryTo = async (endpointId: string) =>
       (
-        await database.query<{ id: string; status: string; attempts: Attempt[] }>(
+        await chaos.database.query<{ id: string; status: string; attempts: Attempt[] }>(
           'SELECT id, status, attempts FROM webhook_deliveries WHERE endpoint_id = $1',
           [endpointId],
         )

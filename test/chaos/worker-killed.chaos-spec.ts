@@ -1,18 +1,14 @@
-import type { Client } from 'pg';
 import request from 'supertest';
 import {
-  chaosRedisPrefix,
-  connectDatabase,
   createWorkspace,
   eventually,
-  ProcessGroup,
+  queueClips,
   registerWebhook,
   sleep,
-  WebhookReceiver,
+  useChaosFixture,
 } from '../support/chaos-harness';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import type { ServiceProcess } from '../support/service-process';
-import { testAudio } from '../support/shared-paths';
 
 /** Ten short real clips (2.8–11 s); each is billed at 50 micro-EUR per started second (standard). */
 const CLIPS = [
@@ -34,21 +30,10 @@ const OPENING_BALANCE_MICRO = 1_000_000;
  * every job completes, each is charged exactly once and announced by exactly one `transcription.completed`.
  */
 describe('Chaos: a worker killed with SIGKILL in the middle of 10 jobs', () => {
-  const prefix = chaosRedisPrefix('worker-killed');
-  const env = { REDIS_PREFIX: prefix, WORKER_CONCURRENCY: '2', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
-  const processes = new ProcessGroup();
-  const receiver = new WebhookReceiver();
-  let database: Client;
-
-  beforeAll(async () => {
-    database = await connectDatabase();
-    await receiver.start();
+  const chaos = useChaosFixture('worker-killed', {
+    env: { WORKER_CONCURRENCY: '2', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
   });
-  afterAll(async () => {
-    await processes.stopAll();
-    await receiver.stop();
-    await database?.end();
-  });
+  const { env, processes, receiver } = chaos;
 
   it('completes all 10 after a new worker starts, billed once each, one completed delivery each', async () => {
     const workspace = createWorkspace('Chaos worker killed', OPENING_BALANCE_MICRO / 1_000_000);
@@ -59,24 +44,8 @@ describe('Chaos: a worker killed with SIGKILL in the middle of 10 jobs', () => {
     ]);
     const doomed: ServiceProcess = await processes.worker(env);
 
-    const ids: string[] = [];
-    for (const clip of CLIPS) {
-      const response = await request(api.url)
-        .post('/v1/transcriptions')
-        .set('Authorization', `Bearer ${workspace.apiKey}`)
-        .attach('file', testAudio(clip));
-      expect(response.status).toBe(202);
-      expectMatchesSpec(response, 'createTranscription');
-      ids.push(response.body.data.id as string);
-    }
-
-    const countByStatus = async (): Promise<Record<string, number>> => {
-      const { rows } = await database.query<{ status: string; count: string }>(
-        'SELECT status, count(*) FROM transcriptions WHERE id = ANY($1) GROUP BY status',
-        [ids],
-      );
-      return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
-    };
+    const ids = await queueClips(api.url, workspace.apiKey, CLIPS);
+    const countByStatus = () => chaos.statusCounts(ids);
 
     // The middle: some jobs done, some running, some still queued.
     const atKill = await eventually(
@@ -107,16 +76,7 @@ describe('Chaos: a worker killed with SIGKILL in the middle of 10 jobs', () => {
     expect(await countByStatus()).toEqual({ completed: ids.length });
 
     // Billing: exactly one charge row per transcription, equal to its cost; the balance is opening − costs.
-    const { rows: charges } = await database.query<{
-      transcription_id: string;
-      amount: string;
-      cost: string;
-    }>(
-      `SELECT l.transcription_id, l.amount_micro AS amount, t.cost_micro AS cost
-         FROM balance_ledger l JOIN transcriptions t ON t.id = l.transcription_id
-        WHERE l.workspace_id = $1 AND l.kind = 'charge'`,
-      [workspace.workspaceId],
-    );
+    const charges = await chaos.charges(workspace.workspaceId);
     expect(charges.map((row) => row.transcription_id).sort()).toEqual([...ids].sort());
     for (const charge of charges) {
       expect(Number(charge.cost)).toBeGreaterThan(0);
@@ -125,7 +85,7 @@ describe('Chaos: a worker killed with SIGKILL in the middle of 10 jobs', () => {
     const totalCost = charges.reduce((sum, row) => sum + Number(row.cost), 0);
     const {
       rows: [account],
-    } = await database.query<{ balance: string }>(
+    } = await chaos.database.query<{ balance: string }>(
       'SELECT balance_micro AS balance FROM workspaces WHERE id = $1',
       [workspace.workspaceId],
     );
@@ -161,12 +121,7 @@ describe('Chaos: a worker killed with SIGKILL in the middle of 10 jobs', () => {
     console.log(`transcription.completed requests: ${completed.length} for ${ids.length} transcriptions`);
     expect(repeats).toBeLessThanOrEqual(1);
     expect(receiver.of('transcription.failed')).toHaveLength(0);
-    const { rows: deliveries } = await database.query<{ transcription_id: string; status: string }>(
-      `SELECT e.data->>'id' AS transcription_id, d.status
-         FROM outbox_events e JOIN webhook_deliveries d ON d.event_id = e.id
-        WHERE e.workspace_id = $1 AND e.type = 'transcription.completed'`,
-      [workspace.workspaceId],
-    );
+    const deliveries = await chaos.completedDeliveries(workspace.workspaceId);
     expect(deliveries.map((row) => row.transcription_id).sort()).toEqual([...ids].sort());
     expect(deliveries.every((row) => row.status === 'delivered')).toBe(true);
   }, 200_000);

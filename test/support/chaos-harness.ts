@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import request from 'supertest';
+import { expectMatchesSpec } from './openapi-contract';
 import { freePort, ServiceProcess } from './service-process';
+import { testAudio } from './shared-paths';
 import { baseTestEnvironment } from './test-environment';
 
 const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
@@ -232,4 +234,131 @@ export async function rawUpload(
     });
     outgoing.end(body);
   });
+}
+
+/** POST /v1/transcriptions of a test clip, with a client timeout; the answer is the caller's to check. */
+export function uploadClip(apiUrl: string, apiKey: string, clip: string, timeoutMs = 15_000): request.Test {
+  return request(apiUrl)
+    .post('/v1/transcriptions')
+    .set('Authorization', `Bearer ${apiKey}`)
+    .attach('file', testAudio(clip))
+    .timeout(timeoutMs);
+}
+
+/** Uploads the clips one after the other, each answered 202 as the contract says; returns their ids in order. */
+export async function queueClips(
+  apiUrl: string,
+  apiKey: string,
+  clips: readonly string[],
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (const clip of clips) {
+    const response = await uploadClip(apiUrl, apiKey, clip);
+    expect(response.status).toBe(202);
+    expectMatchesSpec(response, 'createTranscription');
+    ids.push((response.body as { data: { id: string } }).data.id);
+  }
+  return ids;
+}
+
+/** One webhook delivery of a `transcription.completed` event, as PostgreSQL holds it. */
+export type CompletedDelivery = {
+  transcription_id: string;
+  status: string;
+  attempts: Array<{ statusCode: number | null }>;
+};
+
+/** One charge of the ledger next to the cost recorded on its transcription (micro-EUR, as strings). */
+export type Charge = {
+  transcription_id: string;
+  amount: string;
+  cost: string;
+};
+
+/** What every chaos spec works with; the connections and processes are closed by the fixture's afterAll. */
+export interface ChaosFixture {
+  /** This spec's own Redis prefix, whose keys it may delete. */
+  readonly prefix: string;
+  /** The environment of every service process the spec starts: the prefix plus the spec's own settings. */
+  readonly env: Record<string, string>;
+  readonly processes: ProcessGroup;
+  /** Started in beforeAll unless `startReceiver: false` (then the spec starts it when it wants it up). */
+  readonly receiver: WebhookReceiver;
+  /** A direct connection to this run's database, open from beforeAll to afterAll. */
+  readonly database: Client;
+  transcriptionsOf(workspaceId: string): Promise<Array<{ id: string; status: string }>>;
+  /** How many of the transcriptions are in each status, e.g. { completed: 8, processing: 2 }. */
+  statusCounts(ids: readonly string[]): Promise<Record<string, number>>;
+  completedDeliveries(workspaceId: string): Promise<CompletedDelivery[]>;
+  charges(workspaceId: string): Promise<Charge[]>;
+}
+
+/**
+ * The one set-up of the chaos specs: call it at the top of the describe block. Its beforeAll opens the database
+ * connection (and starts the webhook receiver); its afterAll, declared before the spec's own, stops every service
+ * process, the receiver and the connection, also when a test failed midway.
+ */
+export function useChaosFixture(
+  name: string,
+  options: { env?: Record<string, string>; startReceiver?: boolean } = {},
+): ChaosFixture {
+  const prefix = chaosRedisPrefix(name);
+  const processes = new ProcessGroup();
+  const receiver = new WebhookReceiver();
+  let database: Client | null = null;
+  const connection = (): Client => {
+    if (!database) throw new Error('the chaos fixture is used outside its beforeAll/afterAll');
+    return database;
+  };
+  const rows = async <T extends Record<string, unknown>>(sql: string, values: unknown[]): Promise<T[]> =>
+    (await connection().query<T>(sql, values)).rows;
+
+  beforeAll(async () => {
+    database = await connectDatabase();
+    if (options.startReceiver ?? true) await receiver.start();
+  });
+  afterAll(async () => {
+    await processes.stopAll();
+    await receiver.stop();
+    await database?.end();
+    database = null;
+  });
+
+  return {
+    prefix,
+    env: { REDIS_PREFIX: prefix, ...options.env },
+    processes,
+    receiver,
+    get database() {
+      return connection();
+    },
+    transcriptionsOf: (workspaceId) =>
+      rows<{ id: string; status: string }>(
+        'SELECT id, status FROM transcriptions WHERE workspace_id = $1 ORDER BY id',
+        [workspaceId],
+      ),
+    statusCounts: async (ids) =>
+      Object.fromEntries(
+        (
+          await rows<{ status: string; count: string }>(
+            'SELECT status, count(*) FROM transcriptions WHERE id = ANY($1) GROUP BY status',
+            [ids],
+          )
+        ).map((row) => [row.status, Number(row.count)]),
+      ),
+    completedDeliveries: (workspaceId) =>
+      rows<CompletedDelivery>(
+        `SELECT e.data->>'id' AS transcription_id, d.status, d.attempts
+           FROM outbox_events e JOIN webhook_deliveries d ON d.event_id = e.id
+          WHERE e.workspace_id = $1 AND e.type = 'transcription.completed'`,
+        [workspaceId],
+      ),
+    charges: (workspaceId) =>
+      rows<Charge>(
+        `SELECT l.transcription_id, l.amount_micro AS amount, t.cost_micro AS cost
+           FROM balance_ledger l JOIN transcriptions t ON t.id = l.transcription_id
+          WHERE l.workspace_id = $1 AND l.kind = 'charge'`,
+        [workspaceId],
+      ),
+  };
 }
