@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
 import { ProblemException } from '../common/problem/problem.exception';
 import { ApiKeyService } from './api-key.service';
-import { AuthOutcome } from './principal';
+import { bearerCredential } from './authorization-header';
+import { Principal } from './principal';
+
+export const API_KEY_HEADER_STRATEGY = 'api-key-header';
+export const API_KEY_BEARER_STRATEGY = 'api-key-bearer';
 
 /**
  * A revoked key gets the unknown key's answer word for word: the answer must not tell whoever holds a leaked
@@ -13,31 +19,42 @@ const REJECTION_DETAIL = {
   expired: 'The API key has expired.',
 } as const;
 
+async function principalForKey(apiKeys: ApiKeyService, apiKey: string): Promise<Principal> {
+  const outcome = await apiKeys.verify(apiKey);
+  if ('rejected' in outcome)
+    throw new ProblemException('invalid-api-key', REJECTION_DETAIL[outcome.rejected]);
+  const { key } = outcome;
+  return {
+    workspaceId: key.workspaceId,
+    userId: key.userId,
+    credential: 'api-key',
+    rateLimitKey: `key:${key.id}`,
+  };
+}
+
+/** `X-API-KEY: svc_live_…` */
+@Injectable()
+export class ApiKeyHeaderStrategy extends PassportStrategy(HeaderAPIKeyStrategy, API_KEY_HEADER_STRATEGY) {
+  constructor(private readonly apiKeys: ApiKeyService) {
+    super({ header: 'X-API-KEY', prefix: '' }, false);
+  }
+
+  validate(apiKey: string): Promise<Principal> {
+    return principalForKey(this.apiKeys, apiKey.trim());
+  }
+}
+
 /**
- * Authenticates an API key however it arrived (`Authorization: Bearer svc_live_…` or `X-API-KEY`); reading
- * the headers is the credential resolver's job.
+ * `Authorization: Bearer svc_live_…`. The strategy hands over the whole header (no prefix: its prefix match
+ * is case-sensitive) and the scheme is read by the one Authorization parser, case-insensitively (RFC 7235).
  */
 @Injectable()
-export class ApiKeyStrategy {
-  constructor(private readonly apiKeys: ApiKeyService) {}
+export class ApiKeyBearerStrategy extends PassportStrategy(HeaderAPIKeyStrategy, API_KEY_BEARER_STRATEGY) {
+  constructor(private readonly apiKeys: ApiKeyService) {
+    super({ header: 'Authorization', prefix: '' }, false);
+  }
 
-  async authenticate(apiKey: string): Promise<AuthOutcome> {
-    const outcome = await this.apiKeys.verify(apiKey);
-    if ('rejected' in outcome) {
-      return {
-        kind: 'failed',
-        problem: new ProblemException('invalid-api-key', REJECTION_DETAIL[outcome.rejected]),
-      };
-    }
-    const { key } = outcome;
-    return {
-      kind: 'authenticated',
-      principal: {
-        workspaceId: key.workspaceId,
-        userId: key.userId,
-        credential: 'api-key',
-        rateLimitKey: `key:${key.id}`,
-      },
-    };
+  validate(authorization: string): Promise<Principal> {
+    return principalForKey(this.apiKeys, bearerCredential(authorization) ?? '');
   }
 }

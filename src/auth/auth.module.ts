@@ -5,7 +5,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { User } from '../account/user.entity';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyService } from './api-key.service';
-import { ApiKeyStrategy } from './api-key.strategy';
+import { ApiKeyBearerStrategy, ApiKeyHeaderStrategy } from './api-key.strategy';
 import { AuthenticationGuard } from './authentication.guard';
 import { CredentialResolver } from './credential-resolver.service';
 import { JwtStrategy } from './jwt.strategy';
@@ -17,7 +17,8 @@ import { TokenService } from './token.service';
     ApiKeyService,
     TokenService,
     JwtStrategy,
-    ApiKeyStrategy,
+    ApiKeyHeaderStrategy,
+    ApiKeyBearerStrategy,
     CredentialResolver,
     { provide: APP_GUARD, useClass: AuthenticationGuard },
   ],

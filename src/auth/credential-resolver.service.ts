@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import passport from 'passport';
 import { ProblemException } from '../common/problem/problem.exception';
-import { ApiKeyStrategy } from './api-key.strategy';
+import { API_KEY_BEARER_STRATEGY, API_KEY_HEADER_STRATEGY } from './api-key.strategy';
 import { bearerCredential } from './authorization-header';
 import { JWT_STRATEGY } from './jwt.strategy';
 import { AuthOutcome, Principal, RequestWithAuth } from './principal';
@@ -13,8 +13,6 @@ import { AuthOutcome, Principal, RequestWithAuth } from './principal';
  */
 @Injectable()
 export class CredentialResolver {
-  constructor(private readonly apiKeys: ApiKeyStrategy) {}
-
   async resolve(request: RequestWithAuth, response: Response): Promise<AuthOutcome> {
     const authorization = request.headers.authorization;
     const headerKey = request.headers['x-api-key'];
@@ -24,26 +22,30 @@ export class CredentialResolver {
       if (credential === null) {
         return failed('unauthorized', 'The Authorization header must be `Bearer <credential>`.');
       }
-      if (credential.startsWith('svc_')) return this.apiKeys.authenticate(credential);
-      if (credential.split('.').length === 3) return this.runJwt(request, response);
+      if (credential.startsWith('svc_')) return this.run(API_KEY_BEARER_STRATEGY, request, response);
+      if (credential.split('.').length === 3) return this.run(JWT_STRATEGY, request, response);
       return failed('invalid-api-key', 'The bearer credential is neither an API key nor a JWT.');
     }
     if (typeof headerKey !== 'string' || headerKey.trim() === '') {
       return failed('unauthorized', 'The X-API-KEY header is empty.');
     }
-    return this.apiKeys.authenticate(headerKey.trim());
+    return this.run(API_KEY_HEADER_STRATEGY, request, response);
   }
 
-  private runJwt(request: RequestWithAuth, response: Response): Promise<AuthOutcome> {
+  private run(strategy: string, request: RequestWithAuth, response: Response): Promise<AuthOutcome> {
     return new Promise<AuthOutcome>((resolve, reject) => {
       const callback = (error: unknown, principal: Principal | false | undefined, info: unknown): void => {
         if (error instanceof ProblemException) return resolve({ kind: 'failed', problem: error });
         if (error)
           return reject(error instanceof Error ? error : new Error('Authentication strategy failed'));
         if (principal) return resolve({ kind: 'authenticated', principal });
-        resolve(jwtFailure(info));
+        resolve(
+          strategy === JWT_STRATEGY
+            ? jwtFailure(info)
+            : failed('invalid-api-key', 'The API key is not known.'),
+        );
       };
-      const authenticate = passport.authenticate(JWT_STRATEGY, { session: false }, callback) as (
+      const authenticate = passport.authenticate(strategy, { session: false }, callback) as (
         req: RequestWithAuth,
         res: Response,
         next: (error?: unknown) => void,
