@@ -16,9 +16,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { request as httpRequest } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { streamedUpload } from '../test/support/early-refusal';
+import { startStalledUpload, streamedUpload } from '../test/support/early-refusal';
 import { fixed, loadAverage, markdownTable, numberArgument, publish, runMain } from './lib/measure';
 import { sleep, withSandbox } from './lib/sandbox';
 
@@ -91,22 +90,7 @@ async function main(): Promise<void> {
 
     // A first upload with the key stalls after its head; the second with the same key is the one measured.
     const key = randomUUID();
-    const first = httpRequest({
-      host: '127.0.0.1',
-      port,
-      method: 'POST',
-      path: '/v1/transcriptions',
-      agent: false,
-      headers: {
-        ...auth,
-        'Idempotency-Key': key,
-        'Content-Type': 'multipart/form-data; boundary=b',
-        'Content-Length': String(declaredBytes),
-      },
-    });
-    first.on('error', () => undefined);
-    first.write('--b\r\nContent-Disposition: form-data; name="file"; filename="slow.wav"\r\n\r\n');
-    first.write(Buffer.alloc(64 * 1024));
+    const first = startStalledUpload(port, { ...auth, 'Idempotency-Key': key }, declaredBytes);
     await sleep(1000);
     await run('Idempotency-Key in flight', { ...auth, 'Idempotency-Key': key }, declaredBytes, declaredBytes);
     first.destroy();

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { request as httpRequest, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { listenWithReadCounter, streamedUpload } from '../support/early-refusal';
+import { listenWithReadCounter, startStalledUpload, streamedUpload } from '../support/early-refusal';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const problem = (slug: string) => `https://errors.transcription.example/problems/${slug}`;
@@ -75,22 +75,11 @@ describe('POST /v1/transcriptions refuses before reading the body', () => {
   it('409 idempotency-key-in-flight before the body, while the first upload with the key still streams', async () => {
     const key = randomUUID();
     // The first upload: its head and some bytes are sent, then it stalls (a slow client), the claim held.
-    const first = httpRequest({
-      host: '127.0.0.1',
+    const first = startStalledUpload(
       port,
-      method: 'POST',
-      path: '/v1/transcriptions',
-      agent: false,
-      headers: {
-        Authorization: `Bearer ${apiKey}`,
-        'Idempotency-Key': key,
-        'Content-Type': 'multipart/form-data; boundary=b',
-        'Content-Length': String(DECLARED_BYTES),
-      },
-    });
-    first.on('error', () => undefined);
-    first.write('--b\r\nContent-Disposition: form-data; name="file"; filename="slow.wav"\r\n\r\n');
-    first.write(Buffer.alloc(64 * 1024));
+      { Authorization: `Bearer ${apiKey}`, 'Idempotency-Key': key },
+      DECLARED_BYTES,
+    );
     // Its claim is taken before its body is read; its file is being written once the body streams.
     const baseline = storedUploads();
     for (let polls = 0; polls < 200 && storedUploads() === baseline; polls++) {

@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface StreamedUploadOutcome {
@@ -82,6 +82,33 @@ export function streamedUpload(
     };
     pump();
   });
+}
+
+/**
+ * A slow client: sends an upload's head, the `file` part's header and 64 KB of a `declaredBytes` body, then
+ * stalls (its Idempotency-Key claim is held meanwhile). The caller destroys it.
+ */
+export function startStalledUpload(
+  port: number,
+  headers: Record<string, string>,
+  declaredBytes: number,
+): ClientRequest {
+  const request = httpRequest({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: '/v1/transcriptions',
+    agent: false,
+    headers: {
+      ...headers,
+      'Content-Type': 'multipart/form-data; boundary=b',
+      'Content-Length': String(declaredBytes),
+    },
+  });
+  request.on('error', () => undefined);
+  request.write('--b\r\nContent-Disposition: form-data; name="file"; filename="slow.wav"\r\n\r\n');
+  request.write(Buffer.alloc(64 * 1024));
+  return request;
 }
 
 /** Starts listening (in-process app) and records, per request, the socket's bytes read when the answer ended. */
