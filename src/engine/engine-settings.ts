@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { DiarizationSettings } from './diarization/diarizer-factory';
-import type { ModelTier } from './engine.types';
+import { MODEL_TIERS, type ModelTier } from '../common/model-tier-catalogue';
 import {
   DEFAULT_POCKETSPHINX_SEARCH_PRESET,
   POCKETSPHINX_SEARCH_PRESETS,
@@ -98,11 +98,10 @@ export function defaultVadModelPath(): string {
 /** Defaults that work on a Debian 12 machine with the packages of this project installed. */
 export function defaultEngineSettings(): EngineSettings {
   return {
-    tiers: {
-      standard: { recognizer: 'pocketsphinx', diarization: { kind: 'classical' } },
-      premium: { recognizer: 'pocketsphinx', diarization: { kind: 'classical' } },
-      premium_jade: { recognizer: 'pocketsphinx', diarization: { kind: 'classical' } },
-    },
+    // Every tier on the built-in parts; the boot-time tier resolution (tiers/engine-tiers.ts) replaces them.
+    tiers: Object.fromEntries(
+      MODEL_TIERS.map((tier) => [tier, { recognizer: 'pocketsphinx', diarization: { kind: 'classical' } }]),
+    ) as Record<ModelTier, TierEngineSettings>,
     audio: { ffmpegPath: 'ffmpeg', ffprobePath: 'ffprobe' },
     speech: {
       vadModelPath: defaultVadModelPath(),

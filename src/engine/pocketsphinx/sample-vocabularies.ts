@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 
 /**
- * Large vocabularies for the PocketSphinx vocabulary test and bench (pocketsphinx-vocabulary.spec.ts,
+ * Large vocabularies for the PocketSphinx vocabulary test and bench (pocketsphinx-vocabulary.integration-spec.ts,
  * bench/vocabulary-cost.ts): the same words in both, so a crash the bench counts is one the test can reproduce.
  */
 
