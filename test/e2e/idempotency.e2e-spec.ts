@@ -160,4 +160,21 @@ describe('Idempotency-Key on POST /v1/transcriptions', () => {
     expectMatchesSpec(other, 'getTranscription');
     expect(other.body.data.language).toBe('en');
   });
+
+  it('replays the 202 of a job that took the last free transcription, instead of refusing the retry with 402', async () => {
+    // The retry of a lost answer must get that answer, even though the workspace could not start a new job now.
+    const last = await t.createWorkspace({ name: 'Last free one', balanceEur: 0, freeTranscriptions: 1 });
+    const key = randomUUID();
+    const fields = { model: 'standard', language: 'en' };
+    const first = await upload(t, last.apiKey, wav, fields, { 'Idempotency-Key': key });
+    expect(first.status).toBe(202);
+    const retry = await upload(t, last.apiKey, wav, fields, { 'Idempotency-Key': key });
+    expectMatchesSpec(retry, 'createTranscription');
+    expect(retry.status).toBe(202);
+    expect(retry.text).toBe(first.text);
+    expect(await jobsOf(last.workspaceId)).toBe(1);
+    // A new request (another key) is refused: the gate still applies to anything that is not a replay.
+    const fresh = await upload(t, last.apiKey, wav, fields, { 'Idempotency-Key': randomUUID() });
+    expect(fresh.status).toBe(402);
+  });
 });

@@ -104,11 +104,23 @@ export class TranscriptionUploadService {
       }
       assertDeclaredLengthWithinLimit(request);
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      await this.billing.precheck(principal.workspaceId);
       // Claimed before the body: a retry sent while the first upload still streams gets 409 at once.
-      return key ? await this.idempotency.claim(principal.workspaceId, key) : null;
+      const claim = key ? await this.idempotency.claim(principal.workspaceId, key) : null;
+      // A key that already has its answer is a retry of a job that was admitted: it gets that answer even
+      // when the workspace could not start a new job now (the job may have taken the last free one).
+      if (claim?.kind !== 'answered') await this.precheckBilling(principal.workspaceId, claim);
+      return claim;
     } catch (error) {
       request.res?.setHeader('Connection', 'close');
+      throw error;
+    }
+  }
+
+  private async precheckBilling(workspaceId: string, claim: IdempotencyClaim | null): Promise<void> {
+    try {
+      await this.billing.precheck(workspaceId);
+    } catch (error) {
+      if (claim?.kind === 'claimed') await this.idempotency.release(claim.recordId).catch(() => undefined);
       throw error;
     }
   }
