@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import type { ProvisionedWorkspace } from '../../src/account/workspace-provisioning.service';
+import { parseIdempotencyKey } from '../../src/transcriptions/idempotency.service';
 import { bearer, startTestApp, type TestApp } from '../support/test-app';
 import { generatedAudio } from '../support/transcriptions';
 import {
@@ -244,7 +245,9 @@ describe('Multipart fuzzing of createTranscription', () => {
         // Refusals the contract names for each kind of fault.
         const fileParts = upload.files.filter((part) => part.field === 'file');
         if (upload.envelope === 'normal' && upload.files.length === 0) {
-          expect({ sent, slug: slugOf(response) }).toEqual({ sent, slug: 'missing-file' });
+          // A malformed Idempotency-Key is refused before the body is read (issue 10, refuse early).
+          const expected = keyIsMalformed(upload.idempotencyKey) ? 'invalid-idempotency-key' : 'missing-file';
+          expect({ sent, slug: slugOf(response) }).toEqual({ sent, slug: expected });
         }
         if (
           upload.envelope === 'normal' &&
@@ -275,3 +278,12 @@ describe('Multipart fuzzing of createTranscription', () => {
     expect(row.storage_key).toMatch(/^uploads\/\d{4}-\d{2}-\d{2}\/[0-9a-f-]{36}$/);
   });
 });
+
+function keyIsMalformed(key: string | null): boolean {
+  try {
+    parseIdempotencyKey(key ?? undefined);
+    return false;
+  } catch {
+    return true;
+  }
+}
