@@ -16,6 +16,12 @@ export interface AdmissionRequest {
   durationSeconds: number | null;
 }
 
+export interface Admission {
+  usesFree: boolean;
+  /** The quote: stated duration × the tier's price now, in micro-EUR; 0 when free, null without a duration. */
+  estimateMicro: number | null;
+}
+
 /**
  * Who may start a transcription, decided under the workspace row's lock in the transaction that creates it
  * (docs/billing.md, "What a workspace can get without paying"):
@@ -32,16 +38,15 @@ export interface AdmissionRequest {
 export class BillingGate {
   constructor(private readonly config: AppConfig) {}
 
-  /** Throws the refusal, or says whether the job uses one of the workspace's free transcriptions. */
-  async admit(
-    tx: EntityManager,
-    workspace: Workspace,
-    request: AdmissionRequest,
-  ): Promise<{ usesFree: boolean }> {
+  /**
+   * Throws the refusal, or says whether the job uses one of the workspace's free transcriptions and what it
+   * is estimated to cost (0 on a free transcription, null when the duration is unknown).
+   */
+  async admit(tx: EntityManager, workspace: Workspace, request: AdmissionRequest): Promise<Admission> {
     await this.assertUnbilledBudgetLeft(tx, workspace.id);
     const freeLimitSeconds = this.config.FREE_TRANSCRIPTION_MAX_MINUTES * 60;
     const fitsFree = request.durationSeconds === null || request.durationSeconds <= freeLimitSeconds;
-    if (workspace.freeTranscriptionsRemaining > 0 && fitsFree) return { usesFree: true };
+    if (workspace.freeTranscriptionsRemaining > 0 && fitsFree) return { usesFree: true, estimateMicro: 0 };
 
     const minimumMicro = eurToMicro(this.config.MINIMUM_BALANCE_EUR);
     const estimateMicro =
@@ -68,7 +73,7 @@ export class BillingGate {
         minimumBalance: this.config.MINIMUM_BALANCE_EUR,
       });
     }
-    return { usesFree: false };
+    return { usesFree: false, estimateMicro: request.durationSeconds === null ? null : estimateMicro };
   }
 
   /** Estimated cost of the workspace's queued and processing paid jobs with a known duration. */

@@ -6,7 +6,7 @@ import { microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
 import type { Transcription } from '../transcriptions/transcription.entity';
-import { BillingGate, type AdmissionRequest } from './billing-gate.service';
+import { BillingGate, type Admission, type AdmissionRequest } from './billing-gate.service';
 import { LedgerService } from './ledger.service';
 import { costMicro, pricePerMinuteMicro } from './pricing';
 
@@ -49,11 +49,7 @@ export class TranscriptionBilling {
   }
 
   /** Locks the workspace row, applies the gate and takes the free transcription the job uses, if any. */
-  async reserve(
-    tx: EntityManager,
-    workspaceId: string,
-    request: AdmissionRequest,
-  ): Promise<{ usesFree: boolean }> {
+  async reserve(tx: EntityManager, workspaceId: string, request: AdmissionRequest): Promise<Admission> {
     const workspace = await tx.getRepository(Workspace).findOne({
       where: { id: workspaceId },
       lock: { mode: 'pessimistic_write' },

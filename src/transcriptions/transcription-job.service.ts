@@ -171,6 +171,7 @@ export class TranscriptionJobService {
           language: transcription.detectedLanguage ?? undefined,
           cost: microToEur(cost),
           completedAt: completedAt.toISOString(),
+          metadata: transcription.metadata,
         },
       });
       return transcription;
@@ -208,6 +209,7 @@ export class TranscriptionJobService {
         status: 'failed',
         errorMessage,
         failedAt: failedAt.toISOString(),
+        metadata: transcription.metadata,
       },
     });
     return transcription;

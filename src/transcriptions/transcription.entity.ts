@@ -88,6 +88,10 @@ export class Transcription {
   @Column({ name: 'speaker_hints', type: 'jsonb', default: () => "'{}'" })
   speakerHints: SpeakerHints;
 
+  /** The caller's `metadata` (string values only; upload-options.ts checks it); echoed in webhooks. */
+  @Column({ type: 'jsonb', default: () => "'{}'" })
+  metadata: Record<string, string>;
+
   @Column({ name: 'result_text', type: 'text', nullable: true })
   resultText: string | null;
 
@@ -102,6 +106,13 @@ export class Transcription {
 
   @Column({ name: 'cost_micro', type: 'bigint', nullable: true, transformer: bigintNumber })
   costMicro: number | null;
+
+  /**
+   * The quote at creation: probed duration × the tier's price then, 0 for a free transcription, null when
+   * the upload states no duration. Never recomputed, so a price change does not move it.
+   */
+  @Column({ name: 'estimated_cost_micro', type: 'bigint', nullable: true, transformer: bigintNumber })
+  estimatedCostMicro: number | null;
 
   /** A free transcription was reserved for this job at creation (released again if it fails). */
   @Column({ name: 'uses_free_transcription', type: 'boolean', default: false })

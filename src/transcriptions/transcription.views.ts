@@ -30,6 +30,8 @@ export function toTranscriptionDetail(t: Transcription) {
     userId: t.userId,
     directoryId: t.workspaceId,
     resultJson: t.resultJson && t.resultJson.words.length > 0 ? t.resultJson : null,
+    metadata: t.metadata,
+    estimatedCost: estimatedCostOf(t),
   };
 }
 
@@ -41,5 +43,11 @@ export function toCreatedTranscription(t: Transcription) {
     originalFileName: t.originalFileName,
     createdOn: t.createdOn,
     progress: 0,
+    estimatedCost: estimatedCostOf(t),
   };
+}
+
+/** EUR quoted at creation (0 on a free transcription); null when the upload stated no duration. */
+function estimatedCostOf(t: Transcription): number | null {
+  return t.estimatedCostMicro === null ? null : microToEur(t.estimatedCostMicro);
 }

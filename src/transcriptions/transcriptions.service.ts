@@ -64,7 +64,7 @@ export class TranscriptionsService {
     }
     const vocabulary = combineVocabulary(saved?.words ?? [], options.inlineVocabulary);
     const transcription = await this.dataSource.transaction(async (tx) => {
-      const { usesFree } = await this.billing.reserve(tx, principal.workspaceId, {
+      const { usesFree, estimateMicro } = await this.billing.reserve(tx, principal.workspaceId, {
         model: options.model,
         durationSeconds: upload.durationSeconds,
       });
@@ -84,7 +84,9 @@ export class TranscriptionsService {
           language: options.language === 'auto' ? null : options.language,
           vocabulary,
           speakerHints: options.speakers,
+          metadata: options.metadata,
           usesFreeTranscription: usesFree,
+          estimatedCostMicro: estimateMicro,
         }),
       );
       await alongside?.(tx, created);

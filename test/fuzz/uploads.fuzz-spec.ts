@@ -67,6 +67,11 @@ const fieldValue = fc.oneof(
     // Issue 9: NUL and lone surrogates reaching the vocabulary through JSON escapes.
     '["be\\u0000ta"]',
     '["\\ud800"]',
+    // Issue 11: metadata objects, fine and refused.
+    '{"customer":"acme"}',
+    '{"k":"\\ud800"}',
+    '{"":"v"}',
+    '{"n":null}',
   ),
   nastyString,
   fc.uuid(),
@@ -107,6 +112,7 @@ const uploadArbitrary: fc.Arbitrary<Upload> = fc.record({
         'num_speakers',
         'min_speakers',
         'max_speakers',
+        'metadata',
         'unknown',
         'model',
       ),

@@ -1,6 +1,6 @@
 import { isUuid } from '../../common/http/resource-id.pipe';
 import { ProblemException } from '../../common/problem/problem.exception';
-import { unstorableTextReason } from '../../common/validation/stored-text';
+import { codePointLength, unstorableTextReason } from '../../common/validation/stored-text';
 import type { ModelTier, SpeakerHints } from '../../engine/engine.types';
 import { LANGUAGE_CODES } from '../../languages/languages';
 import { MAX_VOCABULARY_WORD_LENGTH } from '../../vocabularies/vocabulary-word';
@@ -13,9 +13,14 @@ export interface UploadOptions {
   inlineVocabulary: string[];
   vocabularyId: string | null;
   speakers: SpeakerHints;
+  /** The caller's own labels, stored and echoed back (detail, webhooks); `{}` when none. */
+  metadata: Record<string, string>;
 }
 
 export const MAX_VOCABULARY_WORDS = 500;
+export const MAX_METADATA_KEYS = 16;
+export const MAX_METADATA_KEY_LENGTH = 40;
+export const MAX_METADATA_VALUE_LENGTH = 500;
 
 const KNOWN_FIELDS = new Set([
   'model',
@@ -26,6 +31,7 @@ const KNOWN_FIELDS = new Set([
   'num_speakers',
   'min_speakers',
   'max_speakers',
+  'metadata',
 ]);
 
 /** Reads and checks the text fields of an upload; each failure is the problem the spec names for it. */
@@ -46,6 +52,7 @@ export function parseUploadOptions(fields: Record<string, string>): UploadOption
     inlineVocabulary: parseVocabulary(fields.vocabulary),
     vocabularyId: parseVocabularyId(fields.vocabulary_id, fields.vocabularyId),
     speakers: parseSpeakerHints(fields),
+    metadata: parseMetadata(fields.metadata),
   };
 }
 
@@ -101,6 +108,46 @@ function parseVocabulary(raw: string | undefined): string[] {
     throw ProblemException.field('vocabulary', `vocabulary has more than ${MAX_VOCABULARY_WORDS} words`);
   }
   return cleaned;
+}
+
+/** A JSON object of at most 16 string values; keys 1–40 and values 0–500 characters (Unicode code points). */
+function parseMetadata(raw: string | undefined): Record<string, string> {
+  if (raw === undefined || raw.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw ProblemException.field('metadata', 'metadata is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw ProblemException.field('metadata', 'metadata must be a JSON object');
+  }
+  const entries = Object.entries(value);
+  if (entries.length > MAX_METADATA_KEYS) {
+    throw ProblemException.field('metadata', `metadata has more than ${MAX_METADATA_KEYS} keys`);
+  }
+  for (const [key, entry] of entries) {
+    const keyLength = codePointLength(key);
+    if (keyLength === 0 || keyLength > MAX_METADATA_KEY_LENGTH) {
+      throw ProblemException.field(
+        'metadata',
+        `each metadata key must be 1 to ${MAX_METADATA_KEY_LENGTH} characters`,
+      );
+    }
+    if (typeof entry !== 'string') {
+      throw ProblemException.field('metadata', `metadata value of ${JSON.stringify(key)} must be a string`);
+    }
+    if (codePointLength(entry) > MAX_METADATA_VALUE_LENGTH) {
+      throw ProblemException.field(
+        'metadata',
+        `each metadata value must be at most ${MAX_METADATA_VALUE_LENGTH} characters`,
+      );
+    }
+    // `{"a":"\ud800"}` parses to a lone surrogate, which the jsonb column refuses.
+    const unstorable = unstorableTextReason(key) ?? unstorableTextReason(entry);
+    if (unstorable) throw ProblemException.field('metadata', `each metadata key and value ${unstorable}`);
+  }
+  return Object.fromEntries(entries);
 }
 
 function parseVocabularyId(formal: string | undefined, alias: string | undefined): string | null {

@@ -17,6 +17,7 @@ describe('dedupeKeyOf (what makes an event happen once)', () => {
         speakerCount: 1,
         cost: 0.00055,
         completedAt: '2026-01-31T12:00:00.000Z',
+        metadata: {},
       },
     });
     const failed = dedupeKeyOf({
@@ -28,6 +29,7 @@ describe('dedupeKeyOf (what makes an event happen once)', () => {
         status: 'failed',
         errorMessage: 'NO_SPOKEN_AUDIO',
         failedAt: '2026-01-31T12:00:00.000Z',
+        metadata: {},
       },
     });
     expect(completed).toBe(`transcription.completed:${transcriptionId}`);

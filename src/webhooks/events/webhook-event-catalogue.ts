@@ -25,6 +25,8 @@ export type TranscriptionCompletedData = {
   /** EUR. */
   cost: number;
   completedAt: string;
+  /** The caller's metadata from the upload (`{}` when none). */
+  metadata: Record<string, string>;
 };
 
 export type TranscriptionFailedData = {
@@ -33,6 +35,8 @@ export type TranscriptionFailedData = {
   status: 'failed';
   errorMessage: string;
   failedAt: string;
+  /** The caller's metadata from the upload (`{}` when none). */
+  metadata: Record<string, string>;
 };
 
 export type BalanceLowData = {
