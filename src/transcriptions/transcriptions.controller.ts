@@ -76,14 +76,17 @@ export class TranscriptionsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
     // Read by name, not through a DTO: other query parameters are ignored, and a missing, repeated or
-    // unknown format is the documented 422 invalid-format rather than a generic validation problem.
+    // unknown format is the documented 422 invalid-format rather than a generic validation problem. The
+    // layout controls (max_lines, timestamps, ...) are read from the whole query by the export module.
     @Query('format') format: unknown,
+    @Query() query: Record<string, unknown>,
     @Res() response: Response,
   ): Promise<void> {
     const rendered = await this.transcriptions.export(
       principal.workspaceId,
       id,
       typeof format === 'string' ? format : undefined,
+      query,
     );
     response
       .status(200)

@@ -8,6 +8,7 @@ import { AppConfig } from '../config/app-config';
 import { FileStorage } from '../storage/file-storage';
 import { VocabulariesService } from '../vocabularies/vocabularies.service';
 import { EXPORT_FORMATS, isExportFormat, type RenderedExport } from './export/export.types';
+import { parseExportOptions } from './export/export-options';
 import { renderExport } from './export/render-export';
 import type { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
 import { TierLanguagePolicy } from './tier-language.policy';
@@ -164,11 +165,18 @@ export class TranscriptionsService {
     }
   }
 
-  async export(workspaceId: string, id: string, format: string | undefined): Promise<RenderedExport> {
+  /** `query` is the raw query string; the controls that apply to the format are read from it. */
+  async export(
+    workspaceId: string,
+    id: string,
+    format: string | undefined,
+    query: Readonly<Record<string, unknown>> = {},
+  ): Promise<RenderedExport> {
     const transcription = await this.get(workspaceId, id);
     if (!isExportFormat(format)) {
       throw new ProblemException('invalid-format', `format must be one of ${EXPORT_FORMATS.join(', ')}.`);
     }
+    const options = parseExportOptions(format, query);
     if (transcription.status !== 'completed') {
       throw new ProblemException(
         'not-ready',
@@ -191,6 +199,7 @@ export class TranscriptionsService {
         words: transcription.resultJson?.words ?? [],
       },
       format,
+      options,
     );
   }
 }

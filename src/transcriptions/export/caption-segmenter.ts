@@ -1,10 +1,13 @@
 import type { TranscriptWord } from '../../engine/engine.types';
 import { layoutCaptionLines } from './caption-lines';
+import type { CaptionExportOptions } from './export-options';
 import { endsClause, endsSentence, textWidth, toTimedWords, type TimedWord } from './timed-word';
 
 export interface CaptionOptions {
   /** Width of one caption line in grapheme clusters (the common broadcast limit). */
   maxLineWidth: number;
+  /** Lines per cue, 1 to 3. */
+  maxLines: number;
   /** Longest cue, unless a single word alone lasts longer. */
   maxCueMs: number;
   /** A silence longer than this between two words always starts a new cue. */
@@ -20,11 +23,23 @@ export interface CaptionOptions {
 
 export const DEFAULT_CAPTION_OPTIONS: CaptionOptions = {
   maxLineWidth: 42,
+  maxLines: 2,
   maxCueMs: 7000,
   pauseMs: 1500,
   minCueMs: 500,
   speakerPrefix: () => null,
 };
+
+/** The segmenter settings an export's caption controls choose. */
+export function captionLayout(
+  options: CaptionExportOptions,
+): Pick<CaptionOptions, 'maxLineWidth' | 'maxLines' | 'maxCueMs'> {
+  return {
+    maxLineWidth: options.maxCharsPerLine,
+    maxLines: options.maxLines,
+    maxCueMs: Math.round(options.maxCueSeconds * 1000),
+  };
+}
 
 export interface CaptionCue {
   /** Seconds, whole milliseconds. */
@@ -36,7 +51,7 @@ export interface CaptionCue {
   prefix: string | null;
   /** The cue's words, whitespace-normalised, in order. */
   words: string[];
-  /** One or two lines, ready to print. */
+  /** At most `maxLines` lines, ready to print. */
   lines: string[];
 }
 
@@ -50,14 +65,15 @@ interface DraftCue {
 // Cue count matters most; among layouts with as many cues, the one with the most even cue widths wins,
 // and a cut after a comma is worth about as much as a few characters of imbalance.
 const CLAUSE_CUT_BONUS = 400;
-// Two lines of single-character words separated by spaces: nothing wider can fit.
-const widestCue = (options: CaptionOptions): number => 2 * options.maxLineWidth + 1;
+// All lines full, separated by spaces: nothing wider can fit.
+const widestCue = (options: CaptionOptions): number =>
+  options.maxLines * options.maxLineWidth + options.maxLines - 1;
 
 /**
  * Turns transcript words into caption cues. Pure and deterministic. Rules, in order:
  * 1. hard cuts between two words at a speaker change, after a sentence end (. ? ! …), and at a pause
  *    longer than `pauseMs`;
- * 2. within those stretches, the fewest cues that each fit two lines of `maxLineWidth` and last at most
+ * 2. within those stretches, the fewest cues that each fit `maxLines` lines of `maxLineWidth` and last at most
  *    `maxCueMs`, chosen by dynamic programming so that cue widths come out even (no orphan words);
  * 3. each cue's lines are balanced (see layoutCaptionLines); a word wider than a line is a cue of its own;
  * 4. timing: start = first word's start, end = last word's end, never overlapping the previous cue, and
@@ -157,6 +173,7 @@ function bestPlanEndingAt(
       words.slice(from, end),
       from === 0 ? prefix : null,
       options.maxLineWidth,
+      options.maxLines,
     );
     if (lines === null) {
       continue;
@@ -181,7 +198,7 @@ function cuePenalty(
   options: CaptionOptions,
 ): number {
   const used = lines.reduce((sum, line) => sum + textWidth(line), 0);
-  const slack = Math.max(0, 2 * options.maxLineWidth - used);
+  const slack = Math.max(0, options.maxLines * options.maxLineWidth - used);
   const clauseCut = end < words.length && endsClause(words[end - 1].text);
   return slack * slack - (clauseCut ? CLAUSE_CUT_BONUS : 0);
 }

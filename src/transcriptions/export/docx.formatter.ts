@@ -1,5 +1,6 @@
 import { Document, HeadingLevel, Packer, Paragraph, TextRun } from 'docx';
 import type { ExportableTranscription } from './export.types';
+import { DEFAULT_EXPORT_OPTIONS, type TranscriptExportOptions } from './export-options';
 import type { TranscriptParagraph } from './paragraph-segmenter';
 import type { SpeakerLabeler } from './speaker-labels';
 import { formatClock } from './timestamp';
@@ -31,19 +32,28 @@ function metadataBlock(transcription: ExportableTranscription): Paragraph[] {
   ];
 }
 
-function turnParagraph(paragraph: TranscriptParagraph, label: SpeakerLabeler): Paragraph {
-  const name = label(paragraph.speaker);
+function turnParagraph(
+  paragraph: TranscriptParagraph,
+  label: SpeakerLabeler,
+  options: TranscriptExportOptions,
+): Paragraph {
+  const name = options.speakerLabels ? label(paragraph.speaker) : null;
   const runs = name === null ? [] : [new TextRun({ text: `${name} `, bold: true })];
-  runs.push(new TextRun({ text: `[${formatClock(paragraph.start)}] `, color: GREY }));
+  if (options.timestamps) {
+    runs.push(new TextRun({ text: `[${formatClock(paragraph.start)}] `, color: GREY }));
+  }
   runs.push(new TextRun(paragraph.text));
   return new Paragraph({ children: runs, spacing: { before: 120, after: 120 } });
 }
 
 /** Without words, resultText is printed one paragraph per line it has. */
-function bodyParagraphs(transcription: ExportableTranscription): Paragraph[] {
+function bodyParagraphs(
+  transcription: ExportableTranscription,
+  options: TranscriptExportOptions,
+): Paragraph[] {
   const view = buildTranscriptView(transcription);
   if (view.paragraphs.length > 0) {
-    return view.paragraphs.map((paragraph) => turnParagraph(paragraph, view.label));
+    return view.paragraphs.map((paragraph) => turnParagraph(paragraph, view.label, options));
   }
   return view.plainText
     .split(/\n+/u)
@@ -51,8 +61,14 @@ function bodyParagraphs(transcription: ExportableTranscription): Paragraph[] {
     .map((line) => new Paragraph({ children: [new TextRun(line.trim())] }));
 }
 
-/** Word document: the file name as title, a metadata block, then one paragraph per speaker turn. */
-export async function formatDocx(transcription: ExportableTranscription): Promise<Buffer> {
+/**
+ * Word document: the file name as title, a metadata block, then one paragraph per speaker turn, each opened
+ * by its speaker and grey clock unless `speakerLabels` / `timestamps` are off.
+ */
+export async function formatDocx(
+  transcription: ExportableTranscription,
+  options: TranscriptExportOptions = DEFAULT_EXPORT_OPTIONS.transcript,
+): Promise<Buffer> {
   const document = new Document({
     title: transcription.originalFileName,
     creator: 'transcription-service',
@@ -65,7 +81,7 @@ export async function formatDocx(transcription: ExportableTranscription): Promis
           }),
           ...metadataBlock(transcription),
           new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new TextRun('Transcript')] }),
-          ...bodyParagraphs(transcription),
+          ...bodyParagraphs(transcription, options),
         ],
       },
     ],

@@ -1,6 +1,7 @@
 import { formatDocx } from './docx.formatter';
 import { exportFileName } from './export-file-name';
 import type { ExportableTranscription, ExportFormat, RenderedExport } from './export.types';
+import { DEFAULT_EXPORT_OPTIONS, type ExportOptions } from './export-options';
 import { formatJson } from './json.formatter';
 import { formatSrt } from './srt.formatter';
 import { formatTxt } from './txt.formatter';
@@ -14,18 +15,22 @@ export const EXPORT_CONTENT_TYPES: Readonly<Record<ExportFormat, string>> = {
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 };
 
-async function renderBody(transcription: ExportableTranscription, format: ExportFormat): Promise<Buffer> {
+async function renderBody(
+  transcription: ExportableTranscription,
+  format: ExportFormat,
+  options: ExportOptions,
+): Promise<Buffer> {
   switch (format) {
     case 'txt':
-      return Buffer.from(formatTxt(transcription), 'utf8');
+      return Buffer.from(formatTxt(transcription, options.transcript), 'utf8');
     case 'srt':
-      return Buffer.from(formatSrt(transcription), 'utf8');
+      return Buffer.from(formatSrt(transcription, options.captions), 'utf8');
     case 'vtt':
-      return Buffer.from(formatVtt(transcription), 'utf8');
+      return Buffer.from(formatVtt(transcription, options.captions), 'utf8');
     case 'json':
       return Buffer.from(formatJson(transcription), 'utf8');
     case 'docx':
-      return formatDocx(transcription);
+      return formatDocx(transcription, options.transcript);
   }
 }
 
@@ -33,10 +38,11 @@ async function renderBody(transcription: ExportableTranscription, format: Export
 export async function renderExport(
   transcription: ExportableTranscription,
   format: ExportFormat,
+  options: ExportOptions = DEFAULT_EXPORT_OPTIONS,
 ): Promise<RenderedExport> {
   return {
     contentType: EXPORT_CONTENT_TYPES[format],
     fileName: exportFileName(transcription.originalFileName, transcription.id, format),
-    body: await renderBody(transcription, format),
+    body: await renderBody(transcription, format, options),
   };
 }

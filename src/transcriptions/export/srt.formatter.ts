@@ -1,15 +1,21 @@
 import type { ExportableTranscription } from './export.types';
-import { segmentCaptions } from './caption-segmenter';
+import { captionLayout, segmentCaptions } from './caption-segmenter';
+import { DEFAULT_EXPORT_OPTIONS, type CaptionExportOptions } from './export-options';
 import { createSpeakerLabeler } from './speaker-labels';
 import { formatCaptionTimestamp } from './timestamp';
 
 /**
  * SubRip: numbered cues, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, a blank line between cues. "Speaker N: " starts the
- * first cue after each speaker change and counts into that line's 42 characters. No words: an empty file.
+ * first cue after each speaker change (unless speaker labels are off) and counts into that line's width.
+ * No words: an empty file.
  */
-export function formatSrt(transcription: ExportableTranscription): string {
-  const label = createSpeakerLabeler(transcription.words);
+export function formatSrt(
+  transcription: ExportableTranscription,
+  options: CaptionExportOptions = DEFAULT_EXPORT_OPTIONS.captions,
+): string {
+  const label = createSpeakerLabeler(options.speakerLabels ? transcription.words : []);
   const cues = segmentCaptions(transcription.words, {
+    ...captionLayout(options),
     speakerPrefix: (speaker) => {
       const name = label(speaker);
       return name === null ? null : `${name}: `;

@@ -1,5 +1,6 @@
 import type { ExportableTranscription } from './export.types';
-import { segmentCaptions } from './caption-segmenter';
+import { captionLayout, segmentCaptions } from './caption-segmenter';
+import { DEFAULT_EXPORT_OPTIONS, type CaptionExportOptions } from './export-options';
 import { createSpeakerLabeler } from './speaker-labels';
 import { formatCaptionTimestamp } from './timestamp';
 
@@ -11,11 +12,14 @@ export function escapeVttText(text: string): string {
 /**
  * WebVTT: `WEBVTT` header, cues `HH:MM:SS.mmm --> HH:MM:SS.mmm`. Every cue with a speaker opens with a voice
  * span `<v Speaker 1>`, which players show as metadata rather than text, so it does not count into the
- * line width. No words: just the header.
+ * line width; with speaker labels off there are no voice spans. No words: just the header.
  */
-export function formatVtt(transcription: ExportableTranscription): string {
-  const label = createSpeakerLabeler(transcription.words);
-  const cues = segmentCaptions(transcription.words).map((cue) => {
+export function formatVtt(
+  transcription: ExportableTranscription,
+  options: CaptionExportOptions = DEFAULT_EXPORT_OPTIONS.captions,
+): string {
+  const label = createSpeakerLabeler(options.speakerLabels ? transcription.words : []);
+  const cues = segmentCaptions(transcription.words, captionLayout(options)).map((cue) => {
     const timing = `${formatCaptionTimestamp(cue.start, '.')} --> ${formatCaptionTimestamp(cue.end, '.')}`;
     const name = label(cue.speaker);
     const text = cue.lines.map(escapeVttText).join('\n');
