@@ -10,6 +10,7 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { QueuesModule } from './queues/queues.module';
 import { StorageModule } from './storage/storage.module';
+import { RetentionModule } from './transcriptions/retention/retention.module';
 import { TranscriptionsModule } from './transcriptions/transcriptions.module';
 import { LanguagesModule } from './languages/languages.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -41,6 +42,7 @@ export class AppModule {
         VocabulariesModule,
         WebhooksModule,
         TranscriptionsModule,
+        RetentionModule,
       ],
     };
   }

@@ -4,6 +4,10 @@ import { bigintNumber } from '../common/database/bigint-number.transformer';
 /** A workspace (the spec's "directory"): owns data, balance and free transcriptions. Money in micro-EUR. */
 @Entity('workspaces')
 @Check('chk_workspaces_free_transcriptions', 'free_transcriptions_remaining >= 0')
+@Check(
+  'chk_workspaces_retention_days',
+  '(audio_retention_days IS NULL OR audio_retention_days >= 0) AND (transcript_retention_days IS NULL OR transcript_retention_days >= 0)',
+)
 export class Workspace {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -35,6 +39,14 @@ export class Workspace {
 
   @Column({ name: 'auto_reload_amount_micro', type: 'bigint', nullable: true, transformer: bigintNumber })
   autoReloadAmountMicro: number | null;
+
+  /** Days a finished job's audio is kept (from completion or failure); null keeps it. RetentionPurgeService. */
+  @Column({ name: 'audio_retention_days', type: 'integer', nullable: true })
+  audioRetentionDays: number | null;
+
+  /** Days a completed job's text is kept (from completion); null keeps it. RetentionPurgeService. */
+  @Column({ name: 'transcript_retention_days', type: 'integer', nullable: true })
+  transcriptRetentionDays: number | null;
 
   @CreateDateColumn({ name: 'created_on', type: 'timestamptz' })
   createdOn: Date;

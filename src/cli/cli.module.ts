@@ -13,7 +13,8 @@ import { ApiKeyCreateCommand, ApiKeyRevokeCommand } from './api-key.commands';
 import { AutoReloadCommand } from './auto-reload.command';
 import { EngineTiersCommand } from './engine-tiers.command';
 import { ModelsListCommand, ModelsPullCommand } from './models.commands';
-import { WorkspaceCreateCommand } from './workspace.commands';
+import { RetentionSettingsService } from '../transcriptions/retention/retention-settings.service';
+import { WorkspaceCreateCommand, WorkspaceRetentionCommand } from './workspace.commands';
 
 @Module({})
 export class CliModule {
@@ -30,6 +31,8 @@ export class CliModule {
       ],
       providers: [
         WorkspaceCreateCommand,
+        WorkspaceRetentionCommand,
+        RetentionSettingsService,
         ApiKeyCreateCommand,
         ApiKeyRevokeCommand,
         BalanceTopUpCommand,

@@ -1,5 +1,7 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { WorkspaceProvisioningService } from '../account/workspace-provisioning.service';
+import { ProblemException } from '../common/problem/problem.exception';
+import { RetentionSettingsService } from '../transcriptions/retention/retention-settings.service';
 import { fail, parseNumber, printJson } from './cli-output';
 
 interface WorkspaceCreateOptions {
@@ -59,4 +61,70 @@ export class WorkspaceCreateCommand extends CommandRunner {
   parseEmail(value: string): string {
     return value;
   }
+}
+
+interface WorkspaceRetentionOptions {
+  workspace?: string;
+  audioDays?: number;
+  transcriptDays?: number;
+  clear?: boolean;
+}
+
+@Command({
+  name: 'workspace:retention',
+  description:
+    "Set how many days a workspace keeps finished jobs' audio and completed transcripts (--clear: keep them)",
+})
+export class WorkspaceRetentionCommand extends CommandRunner {
+  constructor(private readonly retention: RetentionSettingsService) {
+    super();
+  }
+
+  async run(_parameters: string[], options: WorkspaceRetentionOptions): Promise<void> {
+    if (!options.workspace) fail('--workspace is required');
+    const setsDays = options.audioDays !== undefined || options.transcriptDays !== undefined;
+    if (options.clear && setsDays) fail('--clear cannot be combined with --audio-days or --transcript-days');
+    if (!options.clear && !setsDays) fail('give --audio-days, --transcript-days or --clear');
+    try {
+      const settings = await this.retention.update(
+        options.workspace,
+        options.clear
+          ? { audioDays: null, transcriptDays: null }
+          : { audioDays: options.audioDays, transcriptDays: options.transcriptDays },
+      );
+      printJson(settings);
+    } catch (error) {
+      if (error instanceof ProblemException) fail(error.detail);
+      throw error;
+    }
+  }
+
+  @Option({ flags: '--workspace <id>', description: 'Workspace id' })
+  parseWorkspace(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--audio-days <days>', description: 'Delete audio this many days after the job finished' })
+  parseAudioDays(value: string): number {
+    return wholeDays('--audio-days', value);
+  }
+
+  @Option({
+    flags: '--transcript-days <days>',
+    description: 'Delete the transcript text this many days after completion',
+  })
+  parseTranscriptDays(value: string): number {
+    return wholeDays('--transcript-days', value);
+  }
+
+  @Option({ flags: '--clear', description: 'Keep audio and transcripts (no retention, the default)' })
+  parseClear(): boolean {
+    return true;
+  }
+}
+
+function wholeDays(flag: string, value: string): number {
+  const days = parseNumber(flag, value);
+  if (!Number.isInteger(days) || days < 0) fail(`${flag} must be a whole number of days ≥ 0`);
+  return days;
 }

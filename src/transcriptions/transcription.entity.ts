@@ -142,4 +142,12 @@ export class Transcription {
 
   @Column({ name: 'failed_at', type: 'timestamptz', nullable: true })
   failedAt: Date | null;
+
+  /** When the retention purge removed the audio (storageKey is then null); null while it is kept. */
+  @Column({ name: 'audio_deleted_at', type: 'timestamptz', nullable: true })
+  audioDeletedAt: Date | null;
+
+  /** When the retention purge removed resultText/resultJson; exports then answer 410 gone. */
+  @Column({ name: 'transcript_deleted_at', type: 'timestamptz', nullable: true })
+  transcriptDeletedAt: Date | null;
 }

@@ -32,6 +32,8 @@ export function toTranscriptionDetail(t: Transcription) {
     resultJson: t.resultJson && t.resultJson.words.length > 0 ? t.resultJson : null,
     metadata: t.metadata,
     estimatedCost: estimatedCostOf(t),
+    audioDeletedAt: t.audioDeletedAt,
+    transcriptDeletedAt: t.transcriptDeletedAt,
   };
 }
 

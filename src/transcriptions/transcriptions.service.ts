@@ -183,6 +183,12 @@ export class TranscriptionsService {
         `The transcription is ${transcription.status}; exports need it completed.`,
       );
     }
+    if (transcription.transcriptDeletedAt) {
+      throw new ProblemException(
+        'gone',
+        `The transcript was deleted by the workspace's retention on ${transcription.transcriptDeletedAt.toISOString()}.`,
+      );
+    }
     return renderExport(
       {
         id: transcription.id,

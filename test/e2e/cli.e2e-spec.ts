@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { DataSource } from 'typeorm';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { baseTestEnvironment } from '../support/test-environment';
@@ -129,6 +131,60 @@ describe('Operator CLI', () => {
       expect(profile.body.type).toBe('https://errors.transcription.example/problems/forbidden');
       expectMatchesSpec(profile, 'getProfile');
     }
+  });
+
+  it('workspace:retention sets and clears the retention days of a workspace, and refuses bad input', async () => {
+    const { workspaceId } = await t.createWorkspace({ name: 'CLI retention' });
+    const stored = async () =>
+      (
+        await t.app
+          .get(DataSource)
+          .query(`SELECT audio_retention_days, transcript_retention_days FROM workspaces WHERE id = $1`, [
+            workspaceId,
+          ])
+      )[0] as Record<string, number | null>;
+    expect(await stored()).toEqual({ audio_retention_days: null, transcript_retention_days: null });
+
+    expect(
+      await cli(
+        'workspace:retention',
+        '--workspace',
+        workspaceId,
+        '--audio-days',
+        '7',
+        '--transcript-days',
+        '30',
+      ),
+    ).toEqual({ workspaceId, audioRetentionDays: 7, transcriptRetentionDays: 30 });
+    expect(await stored()).toEqual({ audio_retention_days: 7, transcript_retention_days: 30 });
+    // One setting at a time leaves the other as it is.
+    expect(await cli('workspace:retention', '--workspace', workspaceId, '--audio-days', '0')).toEqual({
+      workspaceId,
+      audioRetentionDays: 0,
+      transcriptRetentionDays: 30,
+    });
+    expect(await cli('workspace:retention', '--workspace', workspaceId, '--clear')).toEqual({
+      workspaceId,
+      audioRetentionDays: null,
+      transcriptRetentionDays: null,
+    });
+    expect(await stored()).toEqual({ audio_retention_days: null, transcript_retention_days: null });
+
+    expect(await cliFails('workspace:retention', '--audio-days', '7')).toMatch(/--workspace is required/);
+    expect(await cliFails('workspace:retention', '--workspace', workspaceId)).toMatch(/--clear/);
+    expect(await cliFails('workspace:retention', '--workspace', workspaceId, '--audio-days', '-1')).toMatch(
+      /whole number of days/,
+    );
+    expect(
+      await cliFails('workspace:retention', '--workspace', workspaceId, '--transcript-days', '1.5'),
+    ).toMatch(/whole number of days/);
+    expect(
+      await cliFails('workspace:retention', '--workspace', workspaceId, '--clear', '--audio-days', '1'),
+    ).toMatch(/cannot be combined/);
+    expect(await cliFails('workspace:retention', '--workspace', randomUUID(), '--audio-days', '1')).toMatch(
+      /workspace does not exist/,
+    );
+    expect(await stored()).toEqual({ audio_retention_days: null, transcript_retention_days: null });
   });
 
   it('explains bad input on stderr with a non-zero exit', async () => {

@@ -15,6 +15,7 @@ export const PROBLEM_CATALOGUE = {
   'not-ready': { status: 400, title: 'Transcription not ready' },
   'malformed-request': { status: 400, title: 'Malformed request' },
   'idempotency-key-in-flight': { status: 409, title: 'Idempotency key in flight' },
+  gone: { status: 410, title: 'Gone' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'request-header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },

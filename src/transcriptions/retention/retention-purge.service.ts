@@ -1,0 +1,103 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { FileStorage } from '../../storage/file-storage';
+
+/** Rows one purge transaction takes at most; the run repeats until a batch comes back short. */
+export const RETENTION_PURGE_BATCH_SIZE = 100;
+
+export interface RetentionPurgeResult {
+  audioDeleted: number;
+  transcriptsDeleted: number;
+}
+
+/**
+ * Deletes what a workspace's retention says is expired (docs/decisions.md, "Retention"). PostgreSQL is the
+ * source of truth: each run selects expired rows by their timestamps, so a restart loses nothing and a
+ * second run finds nothing left. Rows are taken FOR UPDATE SKIP LOCKED in batches, so two workers share the
+ * work instead of fighting over it. Only finished jobs are touched (queued/processing never), and only the
+ * transcription row: ledger entries and usage figures (duration, cost, word count) stay.
+ *
+ * - Audio: `audio_retention_days` after the job completed or failed. The stored object is deleted, then
+ *   storage_key becomes null and audio_deleted_at is set, in the transaction that holds the row lock; a store
+ *   that fails rolls the batch back and the next run tries again.
+ * - Text: `transcript_retention_days` after the job completed. result_text and result_json become null and
+ *   transcript_deleted_at is set; exports then answer 410 gone.
+ */
+@Injectable()
+export class RetentionPurgeService {
+  private readonly logger = new Logger(RetentionPurgeService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly storage: FileStorage,
+  ) {}
+
+  async purgeExpired(now = new Date()): Promise<RetentionPurgeResult> {
+    let audioDeleted = 0;
+    let transcriptsDeleted = 0;
+    for (;;) {
+      const batch = await this.purgeAudioBatch(now);
+      audioDeleted += batch;
+      if (batch < RETENTION_PURGE_BATCH_SIZE) break;
+    }
+    for (;;) {
+      const batch = await this.purgeTranscriptBatch(now);
+      transcriptsDeleted += batch;
+      if (batch < RETENTION_PURGE_BATCH_SIZE) break;
+    }
+    if (audioDeleted || transcriptsDeleted) {
+      this.logger.log(`Retention purge: ${audioDeleted} audio file(s), ${transcriptsDeleted} transcript(s)`);
+    }
+    return { audioDeleted, transcriptsDeleted };
+  }
+
+  private purgeAudioBatch(now: Date): Promise<number> {
+    return this.dataSource.transaction(async (tx) => {
+      const expired: Array<{ id: string; storage_key: string | null }> = await tx.query(
+        `SELECT t.id, t.storage_key FROM transcriptions t
+           JOIN workspaces w ON w.id = t.workspace_id
+          WHERE t.status IN ('completed', 'failed')
+            AND t.audio_deleted_at IS NULL
+            AND w.audio_retention_days IS NOT NULL
+            AND COALESCE(t.completed_at, t.failed_at) + w.audio_retention_days * INTERVAL '1 day' <= $1
+          ORDER BY COALESCE(t.completed_at, t.failed_at)
+          LIMIT $2
+          FOR UPDATE OF t SKIP LOCKED`,
+        [now, RETENTION_PURGE_BATCH_SIZE],
+      );
+      if (expired.length === 0) return 0;
+      for (const row of expired) {
+        if (row.storage_key) await this.storage.delete(row.storage_key);
+      }
+      await tx.query(
+        `UPDATE transcriptions SET storage_key = NULL, audio_deleted_at = $2 WHERE id = ANY($1::uuid[])`,
+        [expired.map((row) => row.id), now],
+      );
+      return expired.length;
+    });
+  }
+
+  private purgeTranscriptBatch(now: Date): Promise<number> {
+    return this.dataSource.transaction(async (tx) => {
+      const expired: Array<{ id: string }> = await tx.query(
+        `SELECT t.id FROM transcriptions t
+           JOIN workspaces w ON w.id = t.workspace_id
+          WHERE t.status = 'completed'
+            AND t.transcript_deleted_at IS NULL
+            AND w.transcript_retention_days IS NOT NULL
+            AND t.completed_at + w.transcript_retention_days * INTERVAL '1 day' <= $1
+          ORDER BY t.completed_at
+          LIMIT $2
+          FOR UPDATE OF t SKIP LOCKED`,
+        [now, RETENTION_PURGE_BATCH_SIZE],
+      );
+      if (expired.length === 0) return 0;
+      await tx.query(
+        `UPDATE transcriptions SET result_text = NULL, result_json = NULL, transcript_deleted_at = $2
+          WHERE id = ANY($1::uuid[])`,
+        [expired.map((row) => row.id), now],
+      );
+      return expired.length;
+    });
+  }
+}
