@@ -60,6 +60,11 @@ export interface TimeSpan {
 /** A recognised word before diarization. */
 export interface RecognizedWord extends TimeSpan {
   word: string;
+  /**
+   * 0..1, only where the recogniser gives one (PocketSphinx lattice posteriors, whisper.cpp token
+   * probabilities); absent otherwise, never a made-up constant.
+   */
+  confidence?: number;
 }
 
 /** A word as stored in resultJson.words. */

@@ -151,6 +151,24 @@ describe('Transcription metadata and the estimated cost', () => {
     });
   });
 
+  describe('word confidence', () => {
+    it('gives the words of the detail a confidence in 0..1 from the recogniser (PocketSphinx here), varying', async () => {
+      const { apiKey } = await t.createWorkspace({ name: 'Confidence', balanceEur: 1 });
+      const created = await upload(t, apiKey, testAudio('wenet/librispeech-1995-1837-0001.wav'));
+      expect(created.status).toBe(202);
+      const done = await waitForTerminal(t, apiKey, created.body.data.id as string, 90_000);
+      expect(done.status).toBe('completed');
+      const words = (done.body.data.resultJson as { words: Array<{ confidence?: unknown }> }).words;
+      expect(words.length).toBeGreaterThan(5);
+      for (const word of words) {
+        expect(typeof word.confidence).toBe('number');
+        expect(word.confidence).toBeGreaterThanOrEqual(0);
+        expect(word.confidence).toBeLessThanOrEqual(1);
+      }
+      expect(new Set(words.map((word) => word.confidence)).size).toBeGreaterThan(1);
+    }, 120_000);
+  });
+
   describe('estimatedCost', () => {
     it('quotes the probed duration × the tier price in the 202 and the detail; the charge comes at completion', async () => {
       const { apiKey } = await t.createWorkspace({ name: 'Quote', balanceEur: 1, freeTranscriptions: 0 });

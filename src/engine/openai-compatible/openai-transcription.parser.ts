@@ -3,6 +3,7 @@ import { RecognizedWord } from '../engine.types';
 import { toWhisperLanguageCode } from '../whisper-cpp/whisper-language.codes';
 import {
   isSpecialToken,
+  meanProbability,
   mergeTokensIntoWords,
   spreadSegmentOverWords,
   TimedToken,
@@ -58,7 +59,9 @@ function readTimed(raw: unknown[]): TimedToken[] {
     if (!isRecord(w)) continue;
     const text = typeof w.word === 'string' ? w.word : typeof w.text === 'string' ? w.text : null;
     if (text === null || !isNumber(w.start) || !isNumber(w.end)) continue;
-    out.push({ text, start: w.start, end: w.end });
+    // whisper.cpp server and faster-whisper send `probability`; OpenAI sends none.
+    const probability = isNumber(w.probability) ? w.probability : undefined;
+    out.push({ text, start: w.start, end: w.end, ...(probability === undefined ? {} : { probability }) });
   }
   return out;
 }
@@ -66,7 +69,15 @@ function readTimed(raw: unknown[]): TimedToken[] {
 function asWords(timed: TimedToken[]): RecognizedWord[] {
   return timed
     .filter((t) => !isSpecialToken(t.text))
-    .map((t) => ({ word: t.text.trim(), start: t.start, end: Math.max(t.start, t.end) }))
+    .map((t) => {
+      const confidence = meanProbability([t]);
+      return {
+        word: t.text.trim(),
+        start: t.start,
+        end: Math.max(t.start, t.end),
+        ...(confidence === undefined ? {} : { confidence }),
+      };
+    })
     .filter((w) => w.word !== '');
 }
 

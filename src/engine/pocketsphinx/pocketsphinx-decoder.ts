@@ -22,6 +22,8 @@ export interface DecodedSegment {
   word: string;
   startFrame: number;
   endFrame: number;
+  /** Posterior probability of the word in the utterance's lattice, 0..1. */
+  posterior: number;
 }
 
 export const FRAMES_PER_SECOND = 100;
@@ -195,11 +197,18 @@ export class PocketSphinxDecoder {
       throw new EngineError('ENGINE_FAILED', 'PocketSphinx failed to decode a chunk');
     }
     const segments: DecodedSegment[] = [];
+    const logMath = this.api.ps_get_logmath(decoder);
     for (let segment = this.api.ps_seg_iter(decoder); segment; segment = this.api.ps_seg_next(segment)) {
       const start: [number] = [0];
       const end: [number] = [0];
       this.api.ps_seg_frames(segment, start, end);
-      segments.push({ word: this.api.ps_seg_word(segment), startFrame: start[0], endFrame: end[0] });
+      const logPosterior = this.api.ps_seg_prob(segment, [0], [0], [0]);
+      segments.push({
+        word: this.api.ps_seg_word(segment),
+        startFrame: start[0],
+        endFrame: end[0],
+        posterior: clampProbability(this.api.logmath_exp(logMath, logPosterior)),
+      });
     }
     return segments;
   }
@@ -215,4 +224,9 @@ export class PocketSphinxDecoder {
     if (!this.decoder) throw new EngineError('ENGINE_FAILED', 'PocketSphinx decoder already closed');
     return this.decoder;
   }
+}
+
+/** Rounding in log space can put a posterior a hair outside 0..1. */
+function clampProbability(value: number): number {
+  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
 }

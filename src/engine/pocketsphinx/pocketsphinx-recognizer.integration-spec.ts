@@ -32,6 +32,18 @@ describe('PocketSphinxRecognizer', () => {
     expect(output.words[0].start).toBeCloseTo(0.46, 1);
   });
 
+  it('gives each word its lattice posterior as confidence in 0..1, not one constant', async () => {
+    const output = await recognize('wenet/librispeech-1995-1837-0001.wav');
+    const confidences = output.words.map((word) => word.confidence);
+    expect(confidences.length).toBeGreaterThan(5);
+    for (const confidence of confidences) {
+      expect(typeof confidence).toBe('number');
+      expect(confidence).toBeGreaterThanOrEqual(0);
+      expect(confidence).toBeLessThanOrEqual(1);
+    }
+    expect(new Set(confidences).size).toBeGreaterThan(1);
+  });
+
   it('adds the chunk offset to word times', async () => {
     const output = await recognize('pocketsphinx/goforward.wav', [], 100);
     expect(output.words[0].start).toBeCloseTo(100.46, 1);

@@ -1,4 +1,5 @@
 import { roundSeconds } from '../time.util';
+import { roundConfidence } from '../word-confidence';
 import { throwIfAborted } from '../abort.util';
 import type { PocketSphinxSettings } from '../engine-settings';
 import {
@@ -88,10 +89,15 @@ export class PocketSphinxRecognizer implements Recognizer {
       const end = offset + (segment.endFrame + 1) / FRAMES_PER_SECOND;
       const entry = this.vocabularyByToken.get(base);
       if (!entry) {
-        words.push({ word: base, start: roundSeconds(start), end: roundSeconds(end) });
+        words.push({
+          word: base,
+          start: roundSeconds(start),
+          end: roundSeconds(end),
+          confidence: roundConfidence(segment.posterior),
+        });
         continue;
       }
-      for (const word of spread(entry.display, start, end)) {
+      for (const word of spread(entry.display, start, end, roundConfidence(segment.posterior))) {
         fromVocabulary.add(word);
         words.push(word);
       }
@@ -101,12 +107,17 @@ export class PocketSphinxRecognizer implements Recognizer {
 }
 
 /** Shares a phrase's time span among its words in proportion to their length. */
-function spread(display: readonly string[], start: number, end: number): RecognizedWord[] {
+function spread(
+  display: readonly string[],
+  start: number,
+  end: number,
+  confidence: number,
+): RecognizedWord[] {
   const total = display.reduce((sum, word) => sum + word.length, 0);
   let cursor = start;
   return display.map((word) => {
     const wordEnd = cursor + ((end - start) * word.length) / total;
-    const result = { word, start: roundSeconds(cursor), end: roundSeconds(wordEnd) };
+    const result = { word, start: roundSeconds(cursor), end: roundSeconds(wordEnd), confidence };
     cursor = wordEnd;
     return result;
   });

@@ -30,6 +30,8 @@ export interface PocketSphinxApi {
   ps_seg_next(segment: NativeHandle): NativeHandle | null;
   ps_seg_word(segment: NativeHandle): string;
   ps_seg_frames(segment: NativeHandle, start: [number], end: [number]): void;
+  /** The segment's log posterior (in the decoder's logmath base); the out-parameters are its scores. */
+  ps_seg_prob(segment: NativeHandle, acoustic: [number], language: [number], backoff: [number]): number;
   ps_lookup_word(decoder: NativeHandle, word: string): string | null;
   ps_add_word(decoder: NativeHandle, word: string, phones: string, update: number): number;
   ps_get_lm(decoder: NativeHandle, searchName: string): NativeHandle | null;
@@ -54,6 +56,7 @@ export interface PocketSphinxApi {
   ngram_model_get_size(model: NativeHandle): number;
   ngram_model_retain(model: NativeHandle): NativeHandle;
   ngram_model_free(model: NativeHandle): number;
+  logmath_exp(logMath: NativeHandle, logValue: number): number;
 }
 
 /** sphinxbase's ngram_file_type_t: NGRAM_ARPA, the text format. */
@@ -68,7 +71,8 @@ type SphinxbaseFunction =
   | 'ngram_model_set_lookup'
   | 'ngram_model_get_size'
   | 'ngram_model_retain'
-  | 'ngram_model_free';
+  | 'ngram_model_free'
+  | 'logmath_exp';
 
 const POCKETSPHINX_SIGNATURES: Record<Exclude<keyof PocketSphinxApi, SphinxbaseFunction>, string> = {
   ps_args: 'void* ps_args()',
@@ -82,6 +86,7 @@ const POCKETSPHINX_SIGNATURES: Record<Exclude<keyof PocketSphinxApi, SphinxbaseF
   ps_seg_next: 'void* ps_seg_next(void*)',
   ps_seg_word: 'const char* ps_seg_word(void*)',
   ps_seg_frames: 'void ps_seg_frames(void*, _Out_ int*, _Out_ int*)',
+  ps_seg_prob: 'int32_t ps_seg_prob(void*, _Out_ int32_t*, _Out_ int32_t*, _Out_ int32_t*)',
   ps_lookup_word: 'const char* ps_lookup_word(void*, const char*)',
   ps_add_word: 'int ps_add_word(void*, const char*, const char*, int)',
   ps_get_lm: 'void* ps_get_lm(void*, const char*)',
@@ -100,6 +105,7 @@ const SPHINXBASE_SIGNATURES: Record<SphinxbaseFunction, string> = {
   ngram_model_get_size: 'int32_t ngram_model_get_size(void*)',
   ngram_model_retain: 'void* ngram_model_retain(void*)',
   ngram_model_free: 'int ngram_model_free(void*)',
+  logmath_exp: 'double logmath_exp(void*, int32_t)',
 };
 
 const loaded = new Map<string, PocketSphinxApi>();

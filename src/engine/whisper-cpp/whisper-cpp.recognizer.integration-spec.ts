@@ -172,6 +172,16 @@ describe('WhisperCppRecognizer with a real whisper-server and the synthetic mode
     ]);
   });
 
+  it("gives each word the mean of its tokens' probabilities as confidence, in 0..1", async () => {
+    const out = await recognizer().recognize({ samples: jfk, offset: 0 }, options());
+    expect(out.words.length).toBeGreaterThan(0);
+    for (const word of out.words) {
+      expect(typeof word.confidence).toBe('number');
+      expect(word.confidence).toBeGreaterThanOrEqual(0);
+      expect(word.confidence).toBeLessThanOrEqual(1);
+    }
+  });
+
   it('returns words in file time (chunk offset added)', async () => {
     const out = await recognizer().recognize({ samples: jfk, offset: 12.5 }, options());
     expectWords(out.words, [

@@ -2,7 +2,8 @@ import { LANGUAGE_CODES } from '../../languages/languages';
 import { buildVocabularyPrompt } from './vocabulary-prompt.builder';
 import { encodeWav16kMono } from './wav.encoder';
 import { toWhisperEngineLanguage, toWhisperLanguageCode, WHISPER_LANGUAGES } from './whisper-language.codes';
-import { mergeTokensIntoWords, spreadSegmentOverWords } from './whisper-token.merger';
+import { parseTranscriptionResponse } from '../openai-compatible/openai-transcription.parser';
+import { mergeTokensIntoWords, spreadSegmentOverWords, toFileTime } from './whisper-token.merger';
 
 describe('Whisper language codes', () => {
   it('cover exactly the languages the service offers', () => {
@@ -57,6 +58,50 @@ describe('mergeTokensIntoWords', () => {
       { word: 'Asked', start: 0, end: 0.3 },
       { word: 'not.', start: 0.4, end: 0.65 },
     ]);
+  });
+
+  it('gives a word the mean probability of its tokens, and none when a token has none', () => {
+    expect(
+      mergeTokensIntoWords([
+        { text: ' Ask', start: 0, end: 0.2, probability: 0.9 },
+        { text: 'ed', start: 0.2, end: 0.3, probability: 0.5 },
+        { text: ' not', start: 0.4, end: 0.6, probability: 0.25 },
+        { text: '.', start: 0.6, end: 0.65 },
+      ]),
+    ).toEqual([
+      { word: 'Asked', start: 0, end: 0.3, confidence: 0.7 },
+      { word: 'not.', start: 0.4, end: 0.65 },
+    ]);
+  });
+});
+
+describe('word confidence from whisper.cpp verbose_json', () => {
+  it('reads token probabilities and keeps them through the move to file time', () => {
+    const parsed = parseTranscriptionResponse(
+      {
+        language: 'en',
+        segments: [
+          {
+            words: [
+              { word: ' And', start: 0, end: 0.3, probability: 0.98 },
+              { word: ' so', start: 0.3, end: 0.5, probability: 0.4 },
+              { word: ',', start: 0.5, end: 0.55, probability: 0.6 },
+            ],
+          },
+        ],
+      },
+      2,
+    );
+    expect(toFileTime(parsed.words, 10, 2)).toEqual([
+      { word: 'And', start: 10, end: 10.3, confidence: 0.98 },
+      { word: 'so,', start: 10.3, end: 10.55, confidence: 0.5 },
+    ]);
+  });
+
+  it('has no confidence for servers that send no probabilities (OpenAI words)', () => {
+    const parsed = parseTranscriptionResponse({ words: [{ word: 'hi', start: 0, end: 0.2 }] }, 1);
+    expect(parsed.words).toEqual([{ word: 'hi', start: 0, end: 0.2 }]);
+    expect('confidence' in parsed.words[0]).toBe(false);
   });
 });
 

@@ -1,10 +1,13 @@
 import { RecognizedWord } from '../engine.types';
+import { roundConfidence } from '../word-confidence';
 
 /** One decoder token with its time span in seconds (chunk time). */
 export interface TimedToken {
   text: string;
   start: number;
   end: number;
+  /** The decoder's probability of the token (whisper.cpp `probability`), when the server sends one. */
+  probability?: number;
 }
 
 /** whisper.cpp's names for special tokens ([_BEG_], [_TT_125], [_SOT_], ...) and OpenAI's (<|endoftext|>). */
@@ -30,7 +33,8 @@ export function mergeTokensIntoWords(tokens: readonly TimedToken[]): RecognizedW
       .trim();
     const start = pending[0].start;
     const end = Math.max(start, ...pending.map((t) => t.end));
-    if (word !== '') words.push({ word, start, end });
+    const confidence = meanProbability(pending);
+    if (word !== '') words.push({ word, start, end, ...(confidence === undefined ? {} : { confidence }) });
     pending.length = 0;
   };
   for (const token of tokens) {
@@ -40,6 +44,16 @@ export function mergeTokensIntoWords(tokens: readonly TimedToken[]): RecognizedW
   }
   flush();
   return words;
+}
+
+/**
+ * A word's confidence from its tokens: the mean of their probabilities (as openai-whisper's word timestamps);
+ * none when any token lacks one.
+ */
+export function meanProbability(tokens: readonly TimedToken[]): number | undefined {
+  if (tokens.length === 0 || tokens.some((token) => token.probability === undefined)) return undefined;
+  const sum = tokens.reduce((total, token) => total + (token.probability ?? 0), 0);
+  return roundConfidence(sum / tokens.length);
 }
 
 /**
@@ -73,6 +87,6 @@ export function toFileTime(
   return words.map((w) => {
     const start = Math.min(Math.max(0, w.start), limit);
     const end = Math.min(Math.max(start, w.end), limit);
-    return { word: w.word, start: start + offset, end: end + offset };
+    return { ...w, start: start + offset, end: end + offset };
   });
 }
