@@ -12,7 +12,7 @@ describe('parseTranscriptionResponse', () => {
             text: ' Asked not',
             words: [
               { word: ' Ask', start: 0.1, end: 0.3, probability: 0.9 },
-              { word: 'ed', start: 0.3, end: 0.5, probability: 0.9 },
+              { word: 'ed', start: 0.3, end: 0.5, probability: 0.7 },
               { word: ' not', start: 0.6, end: 0.9, probability: 0.9 },
             ],
           },
@@ -23,8 +23,9 @@ describe('parseTranscriptionResponse', () => {
     expect(out).toEqual({
       language: 'en',
       words: [
-        { word: 'Asked', start: 0.1, end: 0.5 },
-        { word: 'not', start: 0.6, end: 0.9 },
+        // confidence: the mean of the word's token probabilities (issue 11 item 6)
+        { word: 'Asked', start: 0.1, end: 0.5, confidence: 0.8 },
+        { word: 'not', start: 0.6, end: 0.9, confidence: 0.9 },
       ],
     });
   });
