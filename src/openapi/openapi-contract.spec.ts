@@ -43,6 +43,12 @@ const EXPECTED_ROUTES = [
   ['GET', '/v1/webhooks', 'listWebhooks'],
   ['POST', '/v1/webhooks', 'createWebhook'],
   ['DELETE', '/v1/webhooks/{id}', 'deleteWebhook'],
+  // Webhook operations (issue 11, item 5).
+  ['PATCH', '/v1/webhooks/{id}', 'updateWebhook'],
+  ['GET', '/v1/webhooks/{id}/deliveries', 'listWebhookDeliveries'],
+  ['POST', '/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver', 'redeliverWebhookDelivery'],
+  ['POST', '/v1/webhooks/{id}/test', 'testWebhook'],
+  ['POST', '/v1/webhooks/{id}/rotate-secret', 'rotateWebhookSecret'],
 ] as const;
 
 /** The Errors table of the interface specification. */

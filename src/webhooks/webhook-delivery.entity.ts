@@ -22,7 +22,12 @@ export interface WebhookDeliveryAttempt {
 
 /** One delivery of one event to one endpoint; its id is the stable X-Service-Delivery-Id. */
 @Entity('webhook_deliveries')
-@Index('uq_webhook_deliveries_event_endpoint', ['eventId', 'endpointId'], { unique: true })
+/** One first delivery per (event, endpoint); redeliveries are further rows of the same pair. */
+@Index('uq_webhook_deliveries_event_endpoint', ['eventId', 'endpointId'], {
+  unique: true,
+  where: 'redelivery_of IS NULL',
+})
+@Index('idx_webhook_deliveries_endpoint_created', ['endpointId', 'createdOn'])
 @Index('idx_webhook_deliveries_status', ['status'])
 @Check('chk_webhook_deliveries_status', "status IN ('pending', 'delivered', 'failed')")
 export class WebhookDelivery {
@@ -42,6 +47,10 @@ export class WebhookDelivery {
   @ManyToOne(() => WebhookEndpoint, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'endpoint_id' })
   endpoint?: WebhookEndpoint;
+
+  /** The delivery this one repeats (POST …/redeliver); null for a first delivery. */
+  @Column({ name: 'redelivery_of', type: 'uuid', nullable: true })
+  redeliveryOf: string | null;
 
   @Column({ type: 'varchar', length: 16, default: 'pending' })
   status: WebhookDeliveryStatus;

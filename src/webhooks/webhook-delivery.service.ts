@@ -131,6 +131,10 @@ export class WebhookDeliveryService {
     if (!verdict.allowed) return { statusCode: null, error: `refused: url ${verdict.reason}`, refused: true };
     const timestamp = webhookTimestamp();
     const rawBody = serializeWebhookEnvelope(event.type, timestamp, event.data);
+    const previousSecretValid =
+      endpoint.previousSecret !== null &&
+      endpoint.previousSecretExpiresOn !== null &&
+      endpoint.previousSecretExpiresOn.getTime() > Date.now();
     return this.client.post({
       url: endpoint.url,
       headers: {
@@ -139,6 +143,15 @@ export class WebhookDeliveryService {
         [WEBHOOK_HEADERS.timestamp]: timestamp,
         [WEBHOOK_HEADERS.signature]: signWebhookPayload(endpoint.secret, timestamp, rawBody),
         [WEBHOOK_HEADERS.deliveryId]: delivery.id,
+        ...(previousSecretValid
+          ? {
+              [WEBHOOK_HEADERS.previousSignature]: signWebhookPayload(
+                endpoint.previousSecret!,
+                timestamp,
+                rawBody,
+              ),
+            }
+          : {}),
       },
       body: Buffer.from(rawBody, 'utf8'),
       timeoutMs: WEBHOOK_TIMEOUT_MS,

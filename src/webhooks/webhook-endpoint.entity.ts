@@ -33,6 +33,13 @@ export class WebhookEndpoint {
   @Column({ type: 'varchar', length: 100 })
   secret: string;
 
+  /** The secret before the last rotation: deliveries carry its signature too until it expires (24 h). */
+  @Column({ name: 'previous_secret', type: 'varchar', length: 100, nullable: true })
+  previousSecret: string | null;
+
+  @Column({ name: 'previous_secret_expires_on', type: 'timestamptz', nullable: true })
+  previousSecretExpiresOn: Date | null;
+
   @Column({ name: 'is_active', type: 'boolean', default: true })
   isActive: boolean;
 

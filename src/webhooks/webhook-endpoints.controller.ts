@@ -1,8 +1,18 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
 import { ResourceIdPipe } from '../common/http/resource-id.pipe';
-import { CreateWebhookEndpointDto } from './webhook-endpoint.dto';
+import { validationPipe } from '../common/http/validation-pipe';
+import {
+  CreateWebhookEndpointDto,
+  ListWebhookDeliveriesQueryDto,
+  UpdateWebhookEndpointDto,
+} from './webhook-endpoint.dto';
+import {
+  WebhookDeliveryLogService,
+  WebhookDeliveryPage,
+  WebhookDeliveryView,
+} from './webhook-delivery-log.service';
 import {
   toWebhookEndpointView,
   WebhookEndpointsService,
@@ -11,7 +21,12 @@ import {
 
 @Controller('v1/webhooks')
 export class WebhookEndpointsController {
-  constructor(private readonly endpoints: WebhookEndpointsService) {}
+  constructor(
+    private readonly endpoints: WebhookEndpointsService,
+    private readonly deliveries: WebhookDeliveryLogService,
+  ) {}
+
+  private readonly validation = validationPipe();
 
   @Get()
   async list(@CurrentPrincipal() principal: Principal): Promise<{ data: WebhookEndpointView[] }> {
@@ -26,6 +41,75 @@ export class WebhookEndpointsController {
   ): Promise<{ data: WebhookEndpointView & { secret: string } }> {
     const endpoint = await this.endpoints.create(principal.workspaceId, body);
     return { data: { ...toWebhookEndpointView(endpoint), secret: endpoint.secret } };
+  }
+
+  /**
+   * The endpoint is looked up before the body is judged: another workspace's id is 404 whatever the body
+   * (as with every id route), so the body is validated here rather than by the global pipe.
+   */
+  @Patch(':id')
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+    @Body() body: unknown,
+  ): Promise<{ data: WebhookEndpointView }> {
+    const endpoint = await this.endpoints.get(principal.workspaceId, id);
+    const input = (await this.validation.transform(body ?? {}, {
+      type: 'body',
+      metatype: UpdateWebhookEndpointDto,
+    })) as UpdateWebhookEndpointDto;
+    return { data: toWebhookEndpointView(await this.endpoints.update(endpoint, input)) };
+  }
+
+  /** The second and last kind of response that carries a signing secret: the new one, once. */
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  async rotateSecret(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+  ): Promise<{ data: WebhookEndpointView & { secret: string; previousSecretExpiresOn: Date } }> {
+    const endpoint = await this.endpoints.rotateSecret(principal.workspaceId, id);
+    return {
+      data: {
+        ...toWebhookEndpointView(endpoint),
+        secret: endpoint.secret,
+        previousSecretExpiresOn: endpoint.previousSecretExpiresOn!,
+      },
+    };
+  }
+
+  /** As for PATCH: 404 for an id not of the workspace comes before the query is judged. */
+  @Get(':id/deliveries')
+  async listDeliveries(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+    @Query() rawQuery: Record<string, unknown>,
+  ): Promise<WebhookDeliveryPage> {
+    const endpoint = await this.endpoints.get(principal.workspaceId, id);
+    const query = (await this.validation.transform(rawQuery, {
+      type: 'query',
+      metatype: ListWebhookDeliveriesQueryDto,
+    })) as ListWebhookDeliveriesQueryDto;
+    return this.deliveries.list(endpoint, query.limit, query.cursor);
+  }
+
+  @Post(':id/deliveries/:deliveryId/redeliver')
+  @HttpCode(202)
+  async redeliver(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+    @Param('deliveryId', ResourceIdPipe) deliveryId: string,
+  ): Promise<{ data: WebhookDeliveryView }> {
+    return { data: await this.deliveries.redeliver(principal.workspaceId, id, deliveryId) };
+  }
+
+  @Post(':id/test')
+  @HttpCode(202)
+  async test(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+  ): Promise<{ data: WebhookDeliveryView }> {
+    return { data: await this.deliveries.sendTest(principal.workspaceId, id) };
   }
 
   @Delete(':id')

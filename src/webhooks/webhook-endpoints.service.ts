@@ -3,7 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { ProblemException } from '../common/problem/problem.exception';
-import { CreateWebhookEndpointDto } from './webhook-endpoint.dto';
+import { CreateWebhookEndpointDto, UpdateWebhookEndpointDto } from './webhook-endpoint.dto';
+import { PREVIOUS_SECRET_VALIDITY_MS } from './webhook-signature';
 import type { WebhookEventType } from './events/webhook-event-catalogue';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookTargetPolicy } from './webhook-target-policy';
@@ -72,6 +73,43 @@ export class WebhookEndpointsService {
         }),
       );
     });
+  }
+
+  /** The endpoint of this workspace, or 404 (another workspace's endpoint is not found either). */
+  async get(workspaceId: string, id: string): Promise<WebhookEndpoint> {
+    const endpoint = await this.endpoints.findOne({ where: { workspaceId, id } });
+    if (!endpoint) throw ProblemException.notFound('The webhook endpoint');
+    return endpoint;
+  }
+
+  /** Partial update with the create rules (the URL goes through the same target policy); `{}` is 422. */
+  async update(endpoint: WebhookEndpoint, input: UpdateWebhookEndpointDto): Promise<WebhookEndpoint> {
+    if (input.url === undefined && input.events === undefined && input.isActive === undefined) {
+      throw ProblemException.validation(
+        { formErrors: ['give at least one of url, events, isActive'] },
+        'The body changes nothing: give at least one of url, events, isActive.',
+      );
+    }
+    if (input.url !== undefined) {
+      const verdict = await this.targets.check(input.url);
+      if (!verdict.allowed) throw ProblemException.field('url', `url ${verdict.reason}`);
+      endpoint.url = input.url;
+    }
+    if (input.events !== undefined) endpoint.events = input.events;
+    if (input.isActive !== undefined) endpoint.isActive = input.isActive;
+    return this.endpoints.save(endpoint);
+  }
+
+  /**
+   * A new secret signs from now on; the old one keeps signing beside it (second header) for 24 h so
+   * receivers can switch without losing deliveries. A second rotation within the 24 h drops the oldest.
+   */
+  async rotateSecret(workspaceId: string, id: string, now = new Date()): Promise<WebhookEndpoint> {
+    const endpoint = await this.get(workspaceId, id);
+    endpoint.previousSecret = endpoint.secret;
+    endpoint.previousSecretExpiresOn = new Date(now.getTime() + PREVIOUS_SECRET_VALIDITY_MS);
+    endpoint.secret = generateSigningSecret();
+    return this.endpoints.save(endpoint);
   }
 
   async delete(workspaceId: string, id: string): Promise<void> {

@@ -42,7 +42,7 @@ export class WebhookOutboxDispatcher {
             AND event.type = ANY (endpoint.events)
           WHERE event.id = ANY ($1::uuid[])
           ORDER BY event.created_on, event.id, endpoint.created_on
-         ON CONFLICT (event_id, endpoint_id) DO NOTHING
+         ON CONFLICT (event_id, endpoint_id) WHERE redelivery_of IS NULL DO NOTHING
          RETURNING id`,
         [ids],
       );

@@ -6,7 +6,18 @@ export const WEBHOOK_HEADERS = {
   timestamp: 'X-Service-Timestamp',
   signature: 'X-Service-Signature',
   deliveryId: 'X-Service-Delivery-Id',
+  /**
+   * For 24 h after a secret rotation: the same HMAC keyed with the previous secret. `X-Service-Signature`
+   * keeps the spec's format (one hex HMAC) and is always keyed with the current secret.
+   */
+  previousSignature: 'X-Service-Signature-Previous',
 } as const;
+
+/** How long a rotated-out secret still signs deliveries. */
+export const PREVIOUS_SECRET_VALIDITY_MS = 24 * 60 * 60 * 1000;
+
+/** The ping of `POST /v1/webhooks/{id}/test`: delivered to that endpoint only, never subscribable. */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
 
 /** Unix seconds as the decimal string used in both the header and the envelope. */
 export function webhookTimestamp(now: Date = new Date()): string {
@@ -18,7 +29,7 @@ export function webhookTimestamp(now: Date = new Date()): string {
  * returned here is what is signed and what goes on the wire.
  */
 export function serializeWebhookEnvelope(
-  event: WebhookEventType,
+  event: WebhookEventType | typeof WEBHOOK_TEST_EVENT,
   timestamp: string,
   data: Record<string, unknown>,
 ): string {

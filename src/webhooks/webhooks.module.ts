@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboxEvent } from './outbox-event.entity';
+import { WebhookDeliveryLogService } from './webhook-delivery-log.service';
 import { WebhookDeliveryQueue } from './webhook-delivery-queue.service';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
@@ -17,6 +18,7 @@ import { WebhookTargetPolicy } from './webhook-target-policy';
   controllers: [WebhookEndpointsController],
   providers: [
     WebhookEndpointsService,
+    WebhookDeliveryLogService,
     WebhookTargetPolicy,
     WebhookHttpClient,
     WebhookDeliveryQueue,
