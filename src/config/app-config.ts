@@ -235,6 +235,23 @@ export class AppConfig {
   @Max(200)
   WEBHOOK_DELIVERY_CONCURRENCY = 10;
 
+  /**
+   * `audio_url` intake (POST /v1/transcriptions): one deadline for fetching the file (every redirect, the
+   * headers and the whole body), and its size limit (at most the 500 MB upload limit; tests set it lower).
+   * The address rules are the webhooks' (WEBHOOK_ALLOW_PRIVATE_TARGETS).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  URL_FETCH_TIMEOUT_MS = 300_000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(500_000_000)
+  URL_FETCH_MAX_BYTES = 500_000_000;
+
   @Transform(toFloat)
   @IsNumber()
   @Min(0)

@@ -24,7 +24,7 @@ export interface WebhookPost {
  * Resolves like dns.lookup but refuses non-public addresses, so the address connected to is the address
  * checked (a DNS answer that changes between the policy check and the connection cannot slip through).
  */
-function publicOnlyLookup(): LookupFunction {
+export function publicOnlyLookup(): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);

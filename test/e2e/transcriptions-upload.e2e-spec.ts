@@ -86,8 +86,13 @@ describe('POST /v1/transcriptions: acceptance and refusals', () => {
     expectMatchesSpec(response, 'createTranscription');
   });
 
-  it('415 for a JSON body', async () => {
-    const response = await t.http().post('/v1/transcriptions').set(bearer(apiKey)).send({ file: 'x' });
+  it('415 for a body that is neither multipart nor JSON (JSON is the audio_url form)', async () => {
+    const response = await t
+      .http()
+      .post('/v1/transcriptions')
+      .set(bearer(apiKey))
+      .set('Content-Type', 'text/plain')
+      .send('file=x');
     expect(response.status).toBe(415);
     expectMatchesSpec(response, 'createTranscription');
   });

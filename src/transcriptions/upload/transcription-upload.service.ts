@@ -7,6 +7,7 @@ import { AppConfig } from '../../config/app-config';
 import { probeMedia } from '../../engine/audio/media-probe';
 import { formatHours } from '../../engine/speech/audio-length.guard';
 import { FileStorage } from '../../storage/file-storage';
+import { WebhookTargetPolicy } from '../../webhooks/webhook-target-policy';
 import {
   type IdempotencyClaim,
   IdempotencyService,
@@ -17,8 +18,14 @@ import {
 import { toCreatedTranscription } from '../transcription.views';
 import { TranscriptionsService } from '../transcriptions.service';
 import { acceptedMediaType } from './media-type';
-import { assertDeclaredLengthWithinLimit, parseMultipartUpload, type StoredUpload } from './multipart-upload';
+import {
+  assertDeclaredLengthWithinLimit,
+  MAX_UPLOAD_BYTES,
+  parseMultipartUpload,
+  type StoredUpload,
+} from './multipart-upload';
 import { parseUploadOptions } from './upload-options';
+import { fetchAudioUrl } from './url-intake';
 
 /** The answer to an upload, as bytes: a replay must send exactly what the first answer sent. */
 export type UploadReply = StoredResponse;
@@ -51,17 +58,32 @@ export class TranscriptionUploadService {
     let file: StoredUpload | null = null;
     let created = false;
     try {
-      const parsed = await parseMultipartUpload(request, this.storage);
-      file = parsed.file;
+      const parsed = request.is('application/json')
+        ? { fields: await readJsonFields(request), file: null }
+        : await parseMultipartUpload(request, this.storage);
+      const { audio_url: audioUrl, ...fields } = parsed.fields;
+      if (parsed.file && audioUrl !== undefined) {
+        throw ProblemException.field('audio_url', 'send either the file part or audio_url, not both');
+      }
+      if (audioUrl !== undefined && claim?.kind === 'answered') {
+        // A retry of an admitted URL job is answered without fetching again (the URL is the fingerprint).
+        return this.idempotency.replay(claim, urlFingerprint(audioUrl, fields));
+      }
+      // Fields are checked before the fetch, so a bad model or language costs no download.
+      const urlOptions = audioUrl !== undefined ? parseUploadOptions(fields) : null;
+      file = audioUrl !== undefined ? await this.fetchUrl(audioUrl) : parsed.file;
       if (!file) throw new ProblemException('missing-file', 'The multipart field `file` is missing.');
-      const fingerprint = requestFingerprint({
-        method: 'POST /v1/transcriptions',
-        fields: parsed.fields,
-        file: file.sha256,
-        name: file.originalFileName,
-      });
+      const fingerprint =
+        audioUrl !== undefined
+          ? urlFingerprint(audioUrl, fields)
+          : requestFingerprint({
+              method: 'POST /v1/transcriptions',
+              fields: parsed.fields,
+              file: file.sha256,
+              name: file.originalFileName,
+            });
       if (claim?.kind === 'answered') return this.idempotency.replay(claim, fingerprint);
-      const options = parseUploadOptions(parsed.fields);
+      const options = urlOptions ?? parseUploadOptions(parsed.fields);
       const { mimeType, durationSeconds } = await this.inspectMedia(file);
       const answer: { reply?: UploadReply } = {};
       await this.transcriptions.create(
@@ -99,8 +121,11 @@ export class TranscriptionUploadService {
    */
   private async refuseBeforeBody(principal: Principal, request: Request): Promise<IdempotencyClaim | null> {
     try {
-      if (!request.is('multipart/form-data')) {
-        throw new ProblemException('unsupported-media-type', 'Upload the file as multipart/form-data.');
+      if (!request.is('multipart/form-data') && !request.is('application/json')) {
+        throw new ProblemException(
+          'unsupported-media-type',
+          'Upload the file as multipart/form-data, or send {"audio_url": …} as application/json.',
+        );
       }
       assertDeclaredLengthWithinLimit(request);
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
@@ -123,6 +148,16 @@ export class TranscriptionUploadService {
       if (claim?.kind === 'claimed') await this.idempotency.release(claim.recordId).catch(() => undefined);
       throw error;
     }
+  }
+
+  /** `audio_url` instead of a file part (docs/decisions.md, "Transcribing from a URL"). */
+  private fetchUrl(audioUrl: string): Promise<StoredUpload> {
+    if (audioUrl.trim() === '') throw ProblemException.field('audio_url', 'audio_url must not be empty');
+    return fetchAudioUrl(audioUrl.trim(), this.storage, new WebhookTargetPolicy(this.config), {
+      maxBytes: Math.min(this.config.URL_FETCH_MAX_BYTES, MAX_UPLOAD_BYTES),
+      timeoutMs: this.config.URL_FETCH_TIMEOUT_MS,
+      allowPrivateTargets: this.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    });
   }
 
   /**
@@ -151,4 +186,50 @@ export class TranscriptionUploadService {
     }
     return { mimeType, durationSeconds };
   }
+}
+
+function urlFingerprint(audioUrl: string, fields: Record<string, string>): string {
+  return requestFingerprint({
+    method: 'POST /v1/transcriptions',
+    fields: { ...fields, audio_url: audioUrl },
+  });
+}
+
+const MAX_JSON_BODY_BYTES = 64 * 1024;
+
+/**
+ * The JSON form of the request (`{"audio_url": …, "model": …}`), as the same text fields as the multipart
+ * form: strings as sent, numbers as their text, arrays and objects (vocabulary, metadata) as JSON.
+ */
+async function readJsonFields(request: Request): Promise<Record<string, string>> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    length += chunk.length;
+    if (length > MAX_JSON_BODY_BYTES) {
+      throw new ProblemException(
+        'malformed-request',
+        'The JSON body exceeds 64 KB.',
+        {},
+        { Connection: 'close' },
+      );
+    }
+    chunks.push(chunk);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new ProblemException('malformed-request', 'The request body is not valid JSON.');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw ProblemException.validation({ formErrors: ['the JSON body must be an object'] });
+  }
+  const fields: Record<string, string> = {};
+  for (const [name, value] of Object.entries(body)) {
+    if (value === null || value === undefined) continue;
+    fields[name] =
+      typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  }
+  return fields;
 }
