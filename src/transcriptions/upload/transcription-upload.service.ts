@@ -72,7 +72,11 @@ export class TranscriptionUploadService {
       // Fields are checked before the fetch, so a bad model or language costs no download.
       const urlOptions = audioUrl !== undefined ? parseUploadOptions(fields) : null;
       file = audioUrl !== undefined ? await this.fetchUrl(audioUrl) : parsed.file;
-      if (!file) throw new ProblemException('missing-file', 'The multipart field `file` is missing.');
+      if (!file)
+        throw new ProblemException(
+          'missing-file',
+          "The multipart field `file` is missing (or send the audio's URL as `audio_url`).",
+        );
       const fingerprint =
         audioUrl !== undefined
           ? urlFingerprint(audioUrl, fields)
