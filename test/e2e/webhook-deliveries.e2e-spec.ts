@@ -334,6 +334,7 @@ describe('Webhook deliveries', () => {
       language: expect.any(String),
       cost: record.cost,
       completedAt: expect.any(String),
+      metadata: {}, // none given at upload (issue 11: always present)
     });
     expect(envelope.data.duration as number).toBeGreaterThan(10);
     expect(envelope.data.wordCount as number).toBeGreaterThan(0);
