@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import passport from 'passport';
+import { Authenticator } from 'passport';
 import { ProblemException } from '../common/problem/problem.exception';
-import { API_KEY_BEARER_STRATEGY, API_KEY_HEADER_STRATEGY } from './api-key.strategy';
+import {
+  API_KEY_BEARER_STRATEGY,
+  API_KEY_HEADER_STRATEGY,
+  ApiKeyBearerStrategy,
+  ApiKeyHeaderStrategy,
+} from './api-key.strategy';
 import { bearerCredential } from './authorization-header';
-import { JWT_STRATEGY } from './jwt.strategy';
+import { JWT_STRATEGY, JwtStrategy } from './jwt.strategy';
 import { AuthOutcome, Principal, RequestWithAuth } from './principal';
 
 /**
@@ -13,6 +18,19 @@ import { AuthOutcome, Principal, RequestWithAuth } from './principal';
  */
 @Injectable()
 export class CredentialResolver {
+  /**
+   * This application's own passport instance with its own strategies: the global one keeps the strategies of
+   * the last application created in the process, so a second application (tests, CLI) would otherwise
+   * authenticate with the first one's database connection after that one closed.
+   */
+  private readonly passport = new Authenticator();
+
+  constructor(jwt: JwtStrategy, headerKey: ApiKeyHeaderStrategy, bearerKey: ApiKeyBearerStrategy) {
+    this.passport.use(JWT_STRATEGY, jwt);
+    this.passport.use(API_KEY_HEADER_STRATEGY, headerKey);
+    this.passport.use(API_KEY_BEARER_STRATEGY, bearerKey);
+  }
+
   async resolve(request: RequestWithAuth, response: Response): Promise<AuthOutcome> {
     const authorization = request.headers.authorization;
     const headerKey = request.headers['x-api-key'];
@@ -45,7 +63,7 @@ export class CredentialResolver {
             : failed('invalid-api-key', 'The API key is not known.'),
         );
       };
-      const authenticate = passport.authenticate(strategy, { session: false }, callback) as (
+      const authenticate = this.passport.authenticate(strategy, { session: false }, callback) as (
         req: RequestWithAuth,
         res: Response,
         next: (error?: unknown) => void,
