@@ -27,7 +27,9 @@ describe('Transcription metadata and the estimated cost', () => {
   const received: Received[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+    // A minimum balance below the quotes of the short clips, so the 402 below comes from the quote (decided
+    // after the body) and not from the minimum-balance check that refuses before the body.
+    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', MINIMUM_BALANCE_EUR: '0.0001' });
     server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -207,6 +209,7 @@ describe('Transcription metadata and the estimated cost', () => {
       const refused = await upload(t, apiKey, JFK); // quote 0.00055 EUR against 0.0005
       expect(refused.status).toBe(402);
       expect(refused.body.type).toBe(problem('insufficient-balance'));
+      expect(refused.body.detail).toContain('this file costs about');
       const list = await t.http().get('/v1/transcriptions').set(bearer(apiKey));
       expectMatchesSpec(list, 'listTranscriptions');
       expect(list.body.data).toHaveLength(0);
