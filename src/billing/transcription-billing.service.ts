@@ -26,6 +26,9 @@ type BilledJob = Pick<Transcription, 'id' | 'workspaceId' | 'model' | 'usesFreeT
  * - reserve: at creation, under the workspace row's lock, the gate and the free transcription it uses;
  * - settle: at completion, the charge for the decoded duration (or a refusal when the balance is short);
  * - release: at failure or deletion of an unfinished job, the reserved free transcription is given back.
+ * With BILLING_ENABLED=false (self-hosting) this is the one place that turns billing off: every job is admitted
+ * (no 402, no unbilled-audio 429), estimated and charged 0 without a ledger entry (so no balance.low), and
+ * takes no free transcription; usage still counts the minutes, which come from the jobs themselves.
  */
 @Injectable()
 export class TranscriptionBilling {
@@ -42,6 +45,7 @@ export class TranscriptionBilling {
    * Without a lock: reserve decides again, with the duration, in the creating transaction.
    */
   async precheck(workspaceId: string): Promise<void> {
+    if (!this.config.BILLING_ENABLED) return;
     const workspace = await this.dataSource.getRepository(Workspace).findOne({ where: { id: workspaceId } });
     if (!workspace) throw ProblemException.notFound('The workspace');
     // An unknown duration fits a free transcription and estimates nothing: only the minimum balance counts.
@@ -50,6 +54,7 @@ export class TranscriptionBilling {
 
   /** Locks the workspace row, applies the gate and takes the free transcription the job uses, if any. */
   async reserve(tx: EntityManager, workspaceId: string, request: AdmissionRequest): Promise<Admission> {
+    if (!this.config.BILLING_ENABLED) return { usesFree: false, estimateMicro: 0 };
     const workspace = await tx.getRepository(Workspace).findOne({
       where: { id: workspaceId },
       lock: { mode: 'pessimistic_write' },
@@ -64,9 +69,11 @@ export class TranscriptionBilling {
 
   /** Charges a completed job for its decoded duration; a job on a free transcription costs nothing. */
   async settle(tx: EntityManager, job: BilledJob, durationSeconds: number): Promise<Settlement> {
-    const cost = job.usesFreeTranscription
-      ? 0
-      : costMicro(durationSeconds, pricePerMinuteMicro(this.config, job.model));
+    // A job reserved before billing was switched off completes free as well.
+    const cost =
+      !this.config.BILLING_ENABLED || job.usesFreeTranscription
+        ? 0
+        : costMicro(durationSeconds, pricePerMinuteMicro(this.config, job.model));
     if (cost === 0) return { kind: 'charged', costMicro: 0 };
     const workspace = await tx.getRepository(Workspace).findOne({
       where: { id: job.workspaceId },

@@ -61,6 +61,28 @@ describe('loadAppConfig', () => {
     }
   });
 
+  it('bills by default; BILLING_ENABLED takes true or false and refuses anything else', () => {
+    expect(loadAppConfig(minimal).BILLING_ENABLED).toBe(true);
+    for (const on of ['true', 'TRUE', '1', 'yes']) {
+      expect(loadAppConfig({ ...minimal, BILLING_ENABLED: on }).BILLING_ENABLED).toBe(true);
+    }
+    for (const off of ['false', 'False', '0', 'no', ' false ']) {
+      expect(loadAppConfig({ ...minimal, BILLING_ENABLED: off }).BILLING_ENABLED).toBe(false);
+    }
+    // A money switch never silently picks a side: empty and typos stop the boot.
+    for (const bad of ['', 'off', 'ture', 'disabled', '2']) {
+      expect(() => loadAppConfig({ ...minimal, BILLING_ENABLED: bad })).toThrow(
+        /BILLING_ENABLED.*true or false/,
+      );
+    }
+  });
+
+  it('takes an ADMIN_TOKEN of 32 characters or more, and none by default', () => {
+    expect(loadAppConfig(minimal).ADMIN_TOKEN).toBeUndefined();
+    expect(loadAppConfig({ ...minimal, ADMIN_TOKEN: 'a'.repeat(32) }).ADMIN_TOKEN).toBe('a'.repeat(32));
+    expect(() => loadAppConfig({ ...minimal, ADMIN_TOKEN: 'a'.repeat(31) })).toThrow(/ADMIN_TOKEN/);
+  });
+
   it('requires JWT_SECRET', () => {
     expect(() => loadAppConfig({})).toThrow(/JWT_SECRET/);
   });

@@ -70,6 +70,14 @@ const toBool = ({ value }: { value: unknown }): unknown => {
   return value;
 };
 
+/** true or false only (also 1/0, yes/no): a switch whose typo must stop the boot, not pick a side. */
+const toStrictBool = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  if (['true', '1', 'yes'].includes(value.trim().toLowerCase())) return true;
+  if (['false', '0', 'no'].includes(value.trim().toLowerCase())) return false;
+  return value;
+};
+
 /** Express `trust proxy`: no proxy, the number of trusted hops, or the trusted proxies' addresses. */
 export type TrustProxy = false | number | string[];
 
@@ -251,6 +259,15 @@ export class AppConfig {
   @Min(1)
   @Max(500_000_000)
   URL_FETCH_MAX_BYTES = 500_000_000;
+
+  /**
+   * `false` for a team running the service for itself: no 402, nothing is charged (costs and estimates 0,
+   * no ledger debits, so no balance.low), free transcriptions are not consumed; usage still counts minutes.
+   * The one switch is in TranscriptionBilling.
+   */
+  @Transform(toStrictBool)
+  @IsBoolean({ message: 'BILLING_ENABLED must be true or false' })
+  BILLING_ENABLED = true;
 
   @Transform(toFloat)
   @IsNumber()
@@ -521,6 +538,16 @@ export class AppConfig {
   @Min(1)
   @Max(65535)
   METRICS_PORT?: number;
+
+  /**
+   * Operator token of the queue dashboard (Bull Board at /admin/queues): `Authorization: Bearer <token>`, or
+   * HTTP Basic with the token as password (any user name) so a browser can open it. Unset: every /admin path
+   * answers 404. At least 32 characters.
+   */
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'ADMIN_TOKEN must be at least 32 characters' })
+  ADMIN_TOKEN?: string;
 }
 
 export class ConfigValidationError extends Error {}

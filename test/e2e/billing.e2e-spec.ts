@@ -193,6 +193,18 @@ describe('Billing', () => {
     });
   });
 
+  it('bills by default: without BILLING_ENABLED an empty workspace is refused 402', async () => {
+    // Guards every test here (and billing-disabled.e2e-spec.ts) against a flipped default.
+    expect(t.config.BILLING_ENABLED).toBe(true);
+    const { apiKey } = await t.createWorkspace({
+      name: 'Billing default',
+      balanceEur: 0,
+      freeTranscriptions: 0,
+    });
+    const refused = await upload(apiKey, GO_FORWARD);
+    expect(refused.status).toBe(402);
+  });
+
   it('refuses at upload a file whose estimated cost the balance cannot cover (no job, nothing reserved)', async () => {
     const { apiKey, workspaceId } = await t.createWorkspace({
       name: 'Billing short',
