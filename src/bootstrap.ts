@@ -5,6 +5,7 @@ import { OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { mountQueueBoard } from './admin/queue-board';
 import { AppModule } from './app.module';
 import { applyIdleTimeouts, idleRequestTimeout } from './common/http/idle-timeouts';
 import { answerOversizedHeadsAsProblems } from './common/http/oversized-head';
@@ -40,6 +41,8 @@ export async function createHttpApp(config: AppConfig): Promise<INestApplication
   app.use(securityHeaders);
   enableConfiguredCors(app, config);
   app.use(literalUndecodablePath);
+  // Operators' queue dashboard, behind ADMIN_TOKEN; ahead of the API's middleware (no API key, no rate limit).
+  mountQueueBoard(app, config);
   app.useGlobalFilters(new ProblemDetailsFilter(config));
   app.useGlobalPipes(validationPipe());
   app.enableShutdownHooks();
