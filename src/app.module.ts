@@ -3,6 +3,7 @@ import { AccountModule } from './account/account.module';
 import { AuthModule } from './auth/auth.module';
 import { BillingModule } from './billing/billing.module';
 import { HttpPlatformModule } from './common/http/http-platform.module';
+import { LoggingModule } from './common/logging/logging.module';
 import { RedisModule } from './common/redis/redis.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -28,6 +29,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.register(config),
+        LoggingModule,
         RedisModule,
         DatabaseModule,
         QueuesModule,

@@ -1,7 +1,8 @@
-import { INestApplication, INestApplicationContext, LogLevel } from '@nestjs/common';
+import { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -11,14 +12,17 @@ import { applyIdleTimeouts, idleRequestTimeout } from './common/http/idle-timeou
 import { answerOversizedHeadsAsProblems } from './common/http/oversized-head';
 import { enableConfiguredCors, securityHeaders } from './common/http/security-headers';
 import { literalUndecodablePath } from './common/http/undecodable-path';
+import { assignRequestId } from './common/logging/request-id';
 import { validationPipe } from './common/http/validation-pipe';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter';
 import { AppConfig } from './config/app-config';
 
-const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
-
-function logLevels(config: AppConfig): LogLevel[] {
-  return LEVELS.slice(0, LEVELS.indexOf(config.LOG_LEVEL) + 1);
+/**
+ * Every Nest `Logger` call goes to the JSON logger (nestjs-pino, LoggingModule; LOG_LEVEL filters there);
+ * lines of the boot before it exists are buffered and written through it.
+ */
+function useJsonLogger(app: INestApplicationContext): void {
+  app.useLogger(app.get(PinoNestLogger));
 }
 
 /** The hand-written contract, the single source for /openapi.json and the /docs UI. */
@@ -30,9 +34,12 @@ export function loadOpenApiDocument(): OpenAPIObject {
 export async function createHttpApp(config: AppConfig): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
     bodyParser: false,
-    logger: logLevels(config),
+    bufferLogs: true,
   });
+  useJsonLogger(app);
   app.disable('x-powered-by');
+  // First: every answer, whoever writes it (routes, the problem filter, 404s, timeouts), echoes the request id.
+  app.use(assignRequestId);
   // The client address of per-IP rate limits (request.ip): X-Forwarded-For only from trusted proxies.
   app.set('trust proxy', config.TRUST_PROXY);
   applyIdleTimeouts(app.getHttpServer(), config);
@@ -57,8 +64,9 @@ export async function createHttpApp(config: AppConfig): Promise<INestApplication
 /** A process with queue processors and no HTTP listener (role `worker`). */
 export async function createWorkerContext(config: AppConfig): Promise<INestApplicationContext> {
   const context = await NestFactory.createApplicationContext(AppModule.register(config), {
-    logger: logLevels(config),
+    bufferLogs: true,
   });
+  useJsonLogger(context);
   context.enableShutdownHooks();
   return context;
 }

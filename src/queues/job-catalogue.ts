@@ -6,6 +6,11 @@ export interface TranscriptionJobData {
   transcriptionId: string;
   /** Whose next waiting job is handed over when this one ends (fair share; TranscriptionQueue.dispatch). */
   workspaceId: string;
+  /**
+   * The upload's X-Request-Id: the job runs in its logging context (every line carries it). Optional: jobs
+   * added before the field existed have none.
+   */
+  requestId?: string | null;
 }
 
 export interface WebhookDeliveryJobData {

@@ -22,6 +22,8 @@ export interface HandedOverJob {
   workspaceId: string;
   model: ModelTier;
   place?: number;
+  /** The upload's request id, for the job's log lines (none for rows older than the column). */
+  requestId?: string | null;
 }
 
 /**
@@ -61,14 +63,16 @@ export class TranscriptionQueue {
       );
       const room = this.config.MAX_ACTIVE_JOBS_PER_WORKSPACE - active;
       if (room <= 0) return [];
-      const picked = await tx.query<[Array<{ id: string; model: ModelTier; created_on: Date }>, number]>(
+      const picked = await tx.query<
+        [Array<{ id: string; model: ModelTier; created_on: Date; request_id: string | null }>, number]
+      >(
         `UPDATE transcriptions SET dispatched_at = now()
           WHERE id IN (SELECT id FROM transcriptions
                         WHERE workspace_id = $1 AND status IN ('queued', 'processing') AND dispatched_at IS NULL
                         ORDER BY array_position($2::varchar[], model), created_on, id
                         LIMIT $3
                         FOR UPDATE)
-          RETURNING id, model, created_on`,
+          RETURNING id, model, created_on, request_id`,
         [workspaceId, MODEL_TIERS_BY_QUEUE_PRIORITY, room],
       );
       return sortByHandOverOrder(picked[0]).map((row, index): HandedOverJob => ({
@@ -76,6 +80,7 @@ export class TranscriptionQueue {
         workspaceId,
         model: row.model,
         place: active + index,
+        requestId: row.request_id,
       }));
     });
     for (const job of handedOver) await this.enqueue(job);
@@ -116,9 +121,9 @@ export class TranscriptionQueue {
   async reconcile(): Promise<number> {
     let added = 0;
     const handedOver = await this.dataSource.query<
-      Array<{ id: string; workspace_id: string; model: ModelTier; place: number }>
+      Array<{ id: string; workspace_id: string; model: ModelTier; place: number; request_id: string | null }>
     >(
-      `SELECT id, workspace_id, model,
+      `SELECT id, workspace_id, model, request_id,
               (row_number() OVER (PARTITION BY workspace_id ORDER BY dispatched_at, id) - 1)::int AS place
          FROM transcriptions
         WHERE status IN ('queued', 'processing') AND dispatched_at IS NOT NULL
@@ -127,7 +132,13 @@ export class TranscriptionQueue {
     );
     for (const row of handedOver) {
       if (await this.isLive(row.id)) continue;
-      await this.enqueue({ id: row.id, workspaceId: row.workspace_id, model: row.model, place: row.place });
+      await this.enqueue({
+        id: row.id,
+        workspaceId: row.workspace_id,
+        model: row.model,
+        place: row.place,
+        requestId: row.request_id,
+      });
       added++;
     }
     const waiting = await this.dataSource.query<Array<{ workspace_id: string }>>(
@@ -161,7 +172,7 @@ export class TranscriptionQueue {
    */
   async enqueue(job: HandedOverJob): Promise<void> {
     await this.queue.add(
-      { transcriptionId: job.id, workspaceId: job.workspaceId },
+      { transcriptionId: job.id, workspaceId: job.workspaceId, requestId: job.requestId ?? null },
       {
         jobId: job.id,
         priority:

@@ -121,6 +121,13 @@ export class Transcription {
   @Column({ name: 'error_message', type: 'text', nullable: true })
   errorMessage: string | null;
 
+  /**
+   * The X-Request-Id of the upload (the caller's or a generated one): the job's and its webhook deliveries'
+   * log lines carry it, so one id finds the upload's whole story. Null for rows older than the column.
+   */
+  @Column({ name: 'request_id', type: 'varchar', length: 128, nullable: true })
+  requestId: string | null;
+
   @Column({ type: 'integer', default: 0 })
   attempts: number;
 

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Job } from 'bull';
+import { LogContext } from '../common/logging/log-context';
 import { AppConfig } from '../config/app-config';
 import type { TranscriptionJobData } from '../queues/job-catalogue';
 import { TranscriptionEventsService } from './transcription-events.service';
@@ -24,6 +25,7 @@ export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplica
     private readonly jobs: TranscriptionJobService,
     private readonly events: TranscriptionEventsService,
     private readonly config: AppConfig,
+    private readonly logContext: LogContext,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -42,12 +44,20 @@ export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplica
     if (this.config.ROLE !== 'api') await this.queue.queue.close().catch(() => undefined);
   }
 
-  private async process(job: Job<TranscriptionJobData>): Promise<void> {
+  /** In the upload's logging context: every line of the job, engine included, carries its request id. */
+  private process(job: Job<TranscriptionJobData>): Promise<void> {
+    const { transcriptionId, workspaceId, requestId = null } = job.data;
+    return this.logContext.run({ requestId, transcriptionId, workspaceId }, () => this.attempt(job));
+  }
+
+  private async attempt(job: Job<TranscriptionJobData>): Promise<void> {
     const number = job.attemptsMade + 1;
+    this.logger.log(`Transcription ${job.data.transcriptionId} attempt ${number} started`);
     const outcome = await this.jobs.run(job.data.transcriptionId, {
       number,
       isLast: number >= (job.opts.attempts ?? 1),
     });
+    this.logger.log(`Transcription ${job.data.transcriptionId} attempt ${number} ended: ${outcome}`);
     // Throwing hands the job back to Bull, which retries it with backoff; the job keeps its place meanwhile.
     if (outcome === 'retry') throw new Error(`transient engine failure on attempt ${number}; retrying`);
     // The job has ended: its workspace's next waiting job takes its place (the reconciler does it after a crash).

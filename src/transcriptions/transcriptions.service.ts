@@ -18,6 +18,7 @@ import { TranscriptionQueue } from './transcription-queue.service';
 import { Transcription } from './transcription.entity';
 import type { StoredUpload } from './upload/multipart-upload';
 import { combineVocabulary, type UploadOptions } from './upload/upload-options';
+import { currentRequestId } from '../common/logging/request-id';
 
 export interface TranscriptionPage {
   items: Transcription[];
@@ -88,6 +89,7 @@ export class TranscriptionsService {
           metadata: options.metadata,
           usesFreeTranscription: usesFree,
           estimatedCostMicro: estimateMicro,
+          requestId: currentRequestId(),
         }),
       );
       await alongside?.(tx, created);

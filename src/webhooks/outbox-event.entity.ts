@@ -37,6 +37,13 @@ export class OutboxEvent {
   @Column({ type: 'jsonb' })
   data: Record<string, unknown>;
 
+  /**
+   * The request id of the work that caused the event (the upload's, carried by its job): its deliveries log
+   * with it and send it as X-Request-Id. Null when no request caused it (a retention purge, older rows).
+   */
+  @Column({ name: 'request_id', type: 'varchar', length: 128, nullable: true })
+  requestId: string | null;
+
   @CreateDateColumn({ name: 'created_on', type: 'timestamptz' })
   createdOn: Date;
 

@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { LogContext } from '../common/logging/log-context';
+import { REQUEST_ID_HEADER } from '../common/logging/request-id';
 import { AppConfig } from '../config/app-config';
 import { SERVICE_VERSION } from '../version';
 import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity';
@@ -40,6 +42,7 @@ export class WebhookDeliveryService {
     private readonly targets: WebhookTargetPolicy,
     private readonly client: WebhookHttpClient,
     private readonly config: AppConfig,
+    private readonly logContext: LogContext,
   ) {}
 
   async attempt(deliveryId: string, attemptNumber: number): Promise<DeliveryAttemptOutcome> {
@@ -51,7 +54,17 @@ export class WebhookDeliveryService {
     if (!delivery?.event || !delivery.endpoint || delivery.status !== 'pending') return 'stale';
     if (delivery.attempts.length + 1 !== attemptNumber || attemptNumber > WEBHOOK_MAX_ATTEMPTS)
       return 'stale';
+    // In the logging context of the request that caused the event (the upload's id, sent as X-Request-Id).
+    return this.logContext.run({ requestId: delivery.event.requestId, deliveryId }, () =>
+      this.makeAttempt(delivery, attemptNumber),
+    );
+  }
 
+  private async makeAttempt(
+    delivery: WebhookDelivery,
+    attemptNumber: number,
+  ): Promise<DeliveryAttemptOutcome> {
+    const deliveryId = delivery.id;
     const startedAt = new Date();
     const result = await this.send(delivery);
     const record: WebhookDeliveryAttempt = {
@@ -77,6 +90,10 @@ export class WebhookDeliveryService {
       .setParameter('attempt', JSON.stringify([record]))
       .execute();
     if (!updated.affected) return 'stale';
+    this.logger.log(
+      `Webhook delivery ${deliveryId} (${delivery.event!.type}) attempt ${attemptNumber} to endpoint ` +
+        `${delivery.endpointId}: ${record.error ?? `HTTP ${record.statusCode}`} → ${step.status}`,
+    );
     if (step.status === 'pending') {
       await this.queue.enqueueOrDefer(deliveryId, attemptNumber + 1, step.delayMs);
       return 'retry-scheduled';
@@ -143,6 +160,7 @@ export class WebhookDeliveryService {
         [WEBHOOK_HEADERS.timestamp]: timestamp,
         [WEBHOOK_HEADERS.signature]: signWebhookPayload(endpoint.secret, timestamp, rawBody),
         [WEBHOOK_HEADERS.deliveryId]: delivery.id,
+        ...(event.requestId !== null ? { [REQUEST_ID_HEADER]: event.requestId } : {}),
         ...(previousSecretValid
           ? {
               [WEBHOOK_HEADERS.previousSignature]: signWebhookPayload(

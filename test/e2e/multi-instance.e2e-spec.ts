@@ -128,7 +128,9 @@ describe('Multi-instance deployment: 2 API + 2 worker processes, shared PostgreS
       ids.map((id) => readEvents(apis[1].url, `/v1/transcriptions/${id}/events`, apiKey)),
     ).catch((error: Error) => {
       // The API's own log line (with the error id) makes a failure here diagnosable.
-      const logged = apis[1].process.output.split('\n').filter((line) => /ERROR|errorId/.test(line));
+      const logged = apis[1].process.output
+        .split('\n')
+        .filter((line) => /"level":"error"|errorId/.test(line));
       throw new Error(`${error.message}\nAPI #2 logged:\n${logged.join('\n')}`);
     });
     for (const frames of streams) {

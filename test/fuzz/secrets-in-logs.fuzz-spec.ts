@@ -2,7 +2,8 @@
  * API keys and webhook secrets never reach the logs: a real `node dist/main.js` (API and worker, most verbose
  * log level) is driven through key use, authentication failures with near-miss keys and tokens, webhook
  * registration, a failed job and its signed delivery to a local receiver; everything it wrote to stdout and
- * stderr must hold no full API key (`svc_live_…`), no webhook secret and not the JWT secret.
+ * stderr (JSON lines) must hold no full API key (`svc_live_…`), no webhook secret, no cookie, no query string
+ * and not the JWT secret.
  */
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -71,6 +72,11 @@ describe('Secrets never logged (real service process)', () => {
       ).status,
     ).toBe(401);
     expect((await http().get('/v1/account/balance').set({ 'X-API-KEY': nearMiss })).status).toBe(401);
+    // Cookies (session cookies, issue 13) and query strings are never logged either.
+    const cookieSecret = `cookie-${apiKey.slice(-20)}`;
+    await http()
+      .get(`/v1/account/balance?api_key=${apiKey}`)
+      .set({ ...auth, Cookie: `session=${cookieSecret}`, 'X-Request-Id': 'secrets-check' });
     expect(
       (
         await http()
@@ -114,11 +120,21 @@ describe('Secrets never logged (real service process)', () => {
 
     const output = service.output;
     expect(output.length).toBeGreaterThan(0);
+    // The structured format: every line one JSON object, and the request above was logged (so the checks
+    // below look at real request lines).
+    const lines = output
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as { requestId?: string; path?: string });
+    expect(lines.find((line) => line.requestId === 'secrets-check')).toMatchObject({
+      path: '/v1/account/balance',
+    });
     for (const [what, value] of [
       ['API key', apiKey],
       ['near-miss API key', nearMiss],
       ['webhook secret', secret],
       ['JWT secret', baseTestEnvironment().JWT_SECRET],
+      ['cookie', cookieSecret],
     ] as const) {
       expect({ what, logged: output.includes(value) }).toEqual({ what, logged: false });
     }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { AppConfig } from '../../config/app-config';
@@ -51,6 +52,8 @@ export function answerOversizedHeadsAsProblems(server: Server, config: AppConfig
         'Content-Type: application/problem+json; charset=utf-8',
         `Content-Length: ${Buffer.byteLength(body)}`,
         'Cache-Control: no-store',
+        // The head cannot be read, the caller's X-Request-Id with it: a fresh id, as for a request without one.
+        `X-Request-Id: ${randomUUID()}`,
         'X-Content-Type-Options: nosniff',
         `Content-Security-Policy: ${API_POLICY}`,
         'Connection: close',

@@ -60,13 +60,21 @@ export function enableConfiguredCors(app: NestExpressApplication, config: AppCon
   app.enableCors({
     origin: config.CORS_ORIGINS,
     methods: ['GET', 'POST', 'PUT', 'DELETE'],
-    allowedHeaders: ['Authorization', 'X-API-KEY', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID'],
+    allowedHeaders: [
+      'Authorization',
+      'X-API-KEY',
+      'Content-Type',
+      'Idempotency-Key',
+      'Last-Event-ID',
+      'X-Request-Id',
+    ],
     exposedHeaders: [
       'x-ratelimit-limit',
       'x-ratelimit-remaining',
       'x-ratelimit-reset',
       'Retry-After',
       'Content-Disposition',
+      'X-Request-Id',
     ],
     maxAge: 600,
   });

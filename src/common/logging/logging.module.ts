@@ -1,0 +1,32 @@
+import { Global, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger } from 'pino';
+import { AppConfig } from '../../config/app-config';
+import { LogContext, ROOT_LOGGER } from './log-context';
+import { createRootLogger, httpLogOptions } from './log-format';
+
+@Global()
+@Module({
+  providers: [{ provide: ROOT_LOGGER, inject: [AppConfig], useFactory: createRootLogger }],
+  exports: [ROOT_LOGGER],
+})
+class RootLoggerModule {}
+
+/**
+ * Structured JSON logs (nestjs-pino): every Nest `Logger` call of the process goes to one pino logger (see
+ * bootstrap.ts `useLogger`), each HTTP request logs one line, and lines written while serving a request or
+ * running the work it caused carry its request id (docs/decisions.md, "Structured logs").
+ */
+@Global()
+@Module({
+  imports: [
+    RootLoggerModule,
+    LoggerModule.forRootAsync({
+      inject: [ROOT_LOGGER],
+      useFactory: (root: Logger) => ({ pinoHttp: httpLogOptions(root) }),
+    }),
+  ],
+  providers: [LogContext],
+  exports: [LogContext],
+})
+export class LoggingModule {}
