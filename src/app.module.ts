@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AccountModule } from './account/account.module';
 import { AuthModule } from './auth/auth.module';
+import { SessionModule } from './auth/session/session.module';
 import { BillingModule } from './billing/billing.module';
 import { HttpPlatformModule } from './common/http/http-platform.module';
 import { LoggingModule } from './common/logging/logging.module';
@@ -42,6 +43,7 @@ export class AppModule {
         AccountModule,
         BillingModule,
         VocabulariesModule,
+        SessionModule,
         WebhooksModule,
         TranscriptionsModule,
         RetentionModule,

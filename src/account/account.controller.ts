@@ -1,12 +1,18 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Body, Controller, Get, Patch, Query } from '@nestjs/common';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
+import { SessionOnly } from '../auth/session-only.decorator';
+import { UpdateAccountSettingsDto } from './account-settings.dto';
+import { AccountSettings, AccountSettingsService } from './account-settings.service';
 import { AccountService, BalanceSnapshot, Profile, Usage } from './account.service';
 import { UsageQueryDto } from './usage-query.dto';
 
 @Controller('v1/account')
 export class AccountController {
-  constructor(private readonly account: AccountService) {}
+  constructor(
+    private readonly account: AccountService,
+    private readonly settings: AccountSettingsService,
+  ) {}
 
   @Get('balance')
   async balance(@CurrentPrincipal() principal: Principal): Promise<{ data: BalanceSnapshot }> {
@@ -25,5 +31,21 @@ export class AccountController {
   @Get('profile')
   async profile(@CurrentPrincipal() principal: Principal): Promise<{ data: Profile }> {
     return { data: await this.account.profile(principal.workspaceId, principal.userId) };
+  }
+
+  /** Dashboard settings: a signed-in user only (403 `forbidden` for an API key). */
+  @Get('settings')
+  @SessionOnly()
+  async getSettings(@CurrentPrincipal() principal: Principal): Promise<{ data: AccountSettings }> {
+    return { data: await this.settings.get(principal.workspaceId) };
+  }
+
+  @Patch('settings')
+  @SessionOnly()
+  async updateSettings(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: UpdateAccountSettingsDto,
+  ): Promise<{ data: AccountSettings }> {
+    return { data: await this.settings.update(principal.workspaceId, body) };
   }
 }

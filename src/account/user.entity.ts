@@ -32,6 +32,10 @@ export class User {
   @JoinColumn({ name: 'active_workspace_id' })
   activeWorkspace?: Workspace | null;
 
+  /** argon2id hash (PHC string); null: the user cannot sign in with a password (API keys only). */
+  @Column({ name: 'password_hash', type: 'varchar', length: 255, nullable: true, select: false })
+  passwordHash: string | null;
+
   @CreateDateColumn({ name: 'created_on', type: 'timestamptz' })
   createdOn: Date;
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ApiKeyService } from '../auth/api-key.service';
 import { LedgerService } from '../billing/ledger.service';
 import { eurToMicro } from '../common/money';
@@ -16,6 +16,8 @@ export interface WorkspaceRequest {
   lowBalanceThresholdEur?: number;
   email?: string;
   userName?: string;
+  /** argon2id hash of the first user's password (dashboard sign-in); none: the user cannot sign in. */
+  passwordHash?: string;
 }
 
 export interface ProvisionedWorkspace {
@@ -48,45 +50,59 @@ export class WorkspaceProvisioningService {
 
   async create(request: WorkspaceRequest): Promise<ProvisionedWorkspace> {
     return this.dataSource.transaction(async (tx) => {
-      const slug = slugify(request.name);
-      const workspace = await tx.getRepository(Workspace).save(
-        tx.getRepository(Workspace).create({
-          name: request.name,
-          slug,
-          balanceMicro: 0,
-          freeTranscriptionsRemaining: request.freeTranscriptions ?? this.config.DEFAULT_FREE_TRANSCRIPTIONS,
-          lowBalanceThresholdMicro: eurToMicro(
-            request.lowBalanceThresholdEur ?? this.config.DEFAULT_LOW_BALANCE_THRESHOLD_EUR,
-          ),
-          lowBalanceArmed: true,
-          autoReloadEnabled: false,
-          autoReloadThresholdMicro: null,
-          autoReloadAmountMicro: null,
-        }),
-      );
-      const email = (request.email ?? `owner@${slug}.example`).toLowerCase();
-      const user = await tx.getRepository(User).save(
-        tx.getRepository(User).create({
-          email,
-          name: request.userName ?? null,
-          preferredLanguage: 'en',
-          activeWorkspaceId: workspace.id,
-        }),
-      );
-      const balanceMicro = eurToMicro(request.balanceEur ?? 0);
-      if (balanceMicro > 0) {
-        await this.ledger.post(
-          {
-            workspaceId: workspace.id,
-            kind: 'top-up',
-            amountMicro: balanceMicro,
-            description: 'Opening balance',
-          },
-          tx,
-        );
-      }
-      const { apiKey } = await this.apiKeys.create(workspace.id, user.id, { manager: tx });
-      return { workspaceId: workspace.id, userId: user.id, email, apiKey };
+      const { workspaceId, userId, email } = await this.provision(request, tx);
+      const { apiKey } = await this.apiKeys.create(workspaceId, userId, { manager: tx });
+      return { workspaceId, userId, email, apiKey };
     });
+  }
+
+  /** Self sign-up: the user signs in with a password and makes keys in the dashboard, none is made here. */
+  async createWithoutApiKey(request: WorkspaceRequest): Promise<Omit<ProvisionedWorkspace, 'apiKey'>> {
+    return this.dataSource.transaction((tx) => this.provision(request, tx));
+  }
+
+  private async provision(
+    request: WorkspaceRequest,
+    tx: EntityManager,
+  ): Promise<Omit<ProvisionedWorkspace, 'apiKey'>> {
+    const slug = slugify(request.name);
+    const workspace = await tx.getRepository(Workspace).save(
+      tx.getRepository(Workspace).create({
+        name: request.name,
+        slug,
+        balanceMicro: 0,
+        freeTranscriptionsRemaining: request.freeTranscriptions ?? this.config.DEFAULT_FREE_TRANSCRIPTIONS,
+        lowBalanceThresholdMicro: eurToMicro(
+          request.lowBalanceThresholdEur ?? this.config.DEFAULT_LOW_BALANCE_THRESHOLD_EUR,
+        ),
+        lowBalanceArmed: true,
+        autoReloadEnabled: false,
+        autoReloadThresholdMicro: null,
+        autoReloadAmountMicro: null,
+      }),
+    );
+    const email = (request.email ?? `owner@${slug}.example`).toLowerCase();
+    const user = await tx.getRepository(User).save(
+      tx.getRepository(User).create({
+        email,
+        name: request.userName ?? null,
+        preferredLanguage: 'en',
+        activeWorkspaceId: workspace.id,
+        passwordHash: request.passwordHash ?? null,
+      }),
+    );
+    const balanceMicro = eurToMicro(request.balanceEur ?? 0);
+    if (balanceMicro > 0) {
+      await this.ledger.post(
+        {
+          workspaceId: workspace.id,
+          kind: 'top-up',
+          amountMicro: balanceMicro,
+          description: 'Opening balance',
+        },
+        tx,
+      );
+    }
+    return { workspaceId: workspace.id, userId: user.id, email };
   }
 }

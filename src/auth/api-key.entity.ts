@@ -35,6 +35,10 @@ export class ApiKey {
   @JoinColumn({ name: 'user_id' })
   user?: User | null;
 
+  /** The owner's label for the key (dashboard); empty for keys made before keys had names. */
+  @Column({ type: 'varchar', length: 100, default: '' })
+  name: string;
+
   @Column({ type: 'varchar', length: 16 })
   prefix: string;
 
@@ -50,4 +54,8 @@ export class ApiKey {
 
   @Column({ name: 'expires_on', type: 'timestamptz', nullable: true })
   expiresOn: Date | null;
+
+  /** Last authenticated use, written at most once a minute per key (ApiKeyService.noteUse). */
+  @Column({ name: 'last_used_on', type: 'timestamptz', nullable: true })
+  lastUsedOn: Date | null;
 }

@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes } from 'node:crypto';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { ApiKey } from './api-key.entity';
 
 export const API_KEY_PREFIX = 'svc_live_';
 const KEY_MATERIAL_LENGTH = 40;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const VISIBLE_PREFIX_LENGTH = 12;
+/** `lastUsedOn` is written at most this often per key: a write per request would double the load. */
+const LAST_USE_RESOLUTION_MS = 60_000;
 
 export function hashApiKey(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
@@ -37,8 +39,8 @@ export class ApiKeyService {
   async create(
     workspaceId: string,
     userId: string | null,
-    options: { expiresInDays?: number; manager?: EntityManager } = {},
-  ): Promise<{ id: string; apiKey: string; prefix: string; expiresOn: Date | null }> {
+    options: { name?: string; expiresInDays?: number; manager?: EntityManager } = {},
+  ): Promise<{ id: string; apiKey: string; prefix: string; expiresOn: Date | null; key: ApiKey }> {
     const apiKey = generateApiKey();
     const expiresOn =
       options.expiresInDays === undefined ? null : new Date(Date.now() + options.expiresInDays * 86_400_000);
@@ -47,13 +49,15 @@ export class ApiKeyService {
       repository.create({
         workspaceId,
         userId,
+        name: options.name ?? '',
         prefix: apiKey.slice(0, VISIBLE_PREFIX_LENGTH),
         keyHash: hashApiKey(apiKey),
         revokedOn: null,
         expiresOn,
+        lastUsedOn: null,
       }),
     );
-    return { id: saved.id, apiKey, prefix: saved.prefix, expiresOn };
+    return { id: saved.id, apiKey, prefix: saved.prefix, expiresOn, key: saved };
   }
 
   async verify(apiKey: string): Promise<{ key: ApiKey } | { rejected: ApiKeyRejection }> {
@@ -73,5 +77,40 @@ export class ApiKeyService {
       await this.apiKeys.save(key);
     }
     return { id: key.id, revokedOn: key.revokedOn };
+  }
+
+  /** The workspace's live keys (not revoked), newest first. */
+  listLive(workspaceId: string): Promise<ApiKey[]> {
+    return this.apiKeys.find({
+      where: { workspaceId, revokedOn: IsNull() },
+      order: { createdOn: 'DESC', id: 'DESC' },
+    });
+  }
+
+  /** Revokes a key of the workspace by id; false when the workspace has no such live key. */
+  async revokeInWorkspace(workspaceId: string, id: string): Promise<boolean> {
+    const result = await this.apiKeys.update(
+      { id, workspaceId, revokedOn: IsNull() },
+      { revokedOn: new Date() },
+    );
+    return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * Records an authenticated use, at most once a minute per key: the conditional UPDATE lets only one of
+   * many concurrent requests write, and a key just noted is skipped without a query.
+   */
+  async noteUse(key: ApiKey): Promise<void> {
+    const now = Date.now();
+    if (key.lastUsedOn && now - key.lastUsedOn.getTime() < LAST_USE_RESOLUTION_MS) return;
+    await this.apiKeys
+      .createQueryBuilder()
+      .update(ApiKey)
+      .set({ lastUsedOn: () => 'now()' })
+      .where('id = :id', { id: key.id })
+      .andWhere('(last_used_on IS NULL OR last_used_on < :stale)', {
+        stale: new Date(now - LAST_USE_RESOLUTION_MS),
+      })
+      .execute();
   }
 }

@@ -24,6 +24,7 @@ async function principalForKey(apiKeys: ApiKeyService, apiKey: string): Promise<
   if ('rejected' in outcome)
     throw new ProblemException('invalid-api-key', REJECTION_DETAIL[outcome.rejected]);
   const { key } = outcome;
+  await apiKeys.noteUse(key);
   return {
     workspaceId: key.workspaceId,
     userId: key.userId,

@@ -5,6 +5,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { User } from '../account/user.entity';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyService } from './api-key.service';
+import { ApiKeysController } from './api-keys.controller';
+import { ApiKeysService } from './api-keys.service';
 import { ApiKeyBearerStrategy, ApiKeyHeaderStrategy } from './api-key.strategy';
 import { AuthenticationGuard } from './authentication.guard';
 import { CredentialResolver } from './credential-resolver.service';
@@ -13,8 +15,10 @@ import { TokenService } from './token.service';
 
 @Module({
   imports: [PassportModule, TypeOrmModule.forFeature([ApiKey, User])],
+  controllers: [ApiKeysController],
   providers: [
     ApiKeyService,
+    ApiKeysService,
     TokenService,
     JwtStrategy,
     ApiKeyHeaderStrategy,

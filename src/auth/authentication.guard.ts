@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { ProblemException } from '../common/problem/problem.exception';
 import { RequestWithAuth } from './principal';
 import { IS_PUBLIC } from './public.decorator';
+import { IS_SESSION_ONLY } from './session-only.decorator';
 
 /** Global guard: every route needs a valid credential unless marked @Public(). */
 @Injectable()
@@ -18,6 +19,12 @@ export class AuthenticationGuard implements CanActivate {
     const outcome = context.switchToHttp().getRequest<RequestWithAuth>().auth ?? { kind: 'anonymous' };
     switch (outcome.kind) {
       case 'authenticated':
+        if (outcome.principal.credential !== 'jwt' && this.isSessionOnly(context)) {
+          throw new ProblemException(
+            'forbidden',
+            'This is a dashboard operation: sign in (a user session token), an API key cannot call it.',
+          );
+        }
         return true;
       case 'failed':
         throw outcome.problem;
@@ -27,5 +34,14 @@ export class AuthenticationGuard implements CanActivate {
           'Send a credential as `Authorization: Bearer <API key or JWT>` or `X-API-KEY: <API key>`.',
         );
     }
+  }
+
+  private isSessionOnly(context: ExecutionContext): boolean {
+    return (
+      this.reflector.getAllAndOverride<boolean | undefined>(IS_SESSION_ONLY, [
+        context.getHandler(),
+        context.getClass(),
+      ]) === true
+    );
   }
 }

@@ -11,6 +11,7 @@ import {
 import { bearerCredential } from './authorization-header';
 import { JWT_STRATEGY, JwtStrategy } from './jwt.strategy';
 import { AuthOutcome, Principal, RequestWithAuth } from './principal';
+import { sessionCookieCredential } from './session/session-cookies';
 
 /**
  * Works out who is calling without throwing: the outcome is kept on the request so rate limiting can use
@@ -34,7 +35,12 @@ export class CredentialResolver {
   async resolve(request: RequestWithAuth, response: Response): Promise<AuthOutcome> {
     const authorization = request.headers.authorization;
     const headerKey = request.headers['x-api-key'];
-    if (authorization === undefined && headerKey === undefined) return { kind: 'anonymous' };
+    if (authorization === undefined && headerKey === undefined) {
+      // The dashboard's session cookie, for GET/HEAD only (EventSource and <audio> cannot send a header).
+      return sessionCookieCredential(request) === null
+        ? { kind: 'anonymous' }
+        : this.run(JWT_STRATEGY, request, response);
+    }
     if (authorization !== undefined) {
       const credential = bearerCredential(authorization);
       if (credential === null) {

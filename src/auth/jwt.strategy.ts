@@ -10,6 +10,7 @@ import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
 import { bearerCredential } from './authorization-header';
 import { Principal } from './principal';
+import { sessionCookieCredential } from './session/session-cookies';
 
 export const JWT_STRATEGY = 'jwt';
 
@@ -29,7 +30,12 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     @InjectRepository(User) private readonly users: Repository<User>,
   ) {
     super({
-      jwtFromRequest: (request: Request) => bearerCredential(request.headers.authorization),
+      // The header when present (the resolver sends a request here only for a JWT-looking header or for
+      // none at all), else the session cookie on a GET or HEAD.
+      jwtFromRequest: (request: Request) =>
+        request.headers.authorization === undefined
+          ? sessionCookieCredential(request)
+          : bearerCredential(request.headers.authorization),
       secretOrKey: config.JWT_SECRET,
       algorithms: ['HS256'],
       ignoreExpiration: false,

@@ -4,6 +4,8 @@ import { AccountModule } from '../account/account.module';
 import { User } from '../account/user.entity';
 import { Workspace } from '../account/workspace.entity';
 import { AuthModule } from '../auth/auth.module';
+import { RefreshToken } from '../auth/session/refresh-token.entity';
+import { UserPasswordService } from '../auth/session/user-password.service';
 import { BillingModule } from '../billing/billing.module';
 import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
@@ -14,6 +16,7 @@ import { AutoReloadCommand } from './auto-reload.command';
 import { EngineTiersCommand } from './engine-tiers.command';
 import { ModelsListCommand, ModelsPullCommand } from './models.commands';
 import { RetentionSettingsService } from '../transcriptions/retention/retention-settings.service';
+import { UserSetPasswordCommand } from './user.commands';
 import { WorkspaceCreateCommand, WorkspaceRetentionCommand } from './workspace.commands';
 
 @Module({})
@@ -27,7 +30,7 @@ export class CliModule {
         AuthModule,
         AccountModule,
         BillingModule,
-        TypeOrmModule.forFeature([User, Workspace]),
+        TypeOrmModule.forFeature([User, Workspace, RefreshToken]),
       ],
       providers: [
         WorkspaceCreateCommand,
@@ -37,6 +40,8 @@ export class CliModule {
         ApiKeyRevokeCommand,
         BalanceTopUpCommand,
         UserDeleteCommand,
+        UserSetPasswordCommand,
+        UserPasswordService,
         TokenIssueCommand,
         AutoReloadCommand,
         EngineTiersCommand,

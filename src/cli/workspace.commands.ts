@@ -1,8 +1,10 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { WorkspaceProvisioningService } from '../account/workspace-provisioning.service';
+import { hashPassword, passwordProblem } from '../auth/session/password-hasher';
 import { ProblemException } from '../common/problem/problem.exception';
 import { RetentionSettingsService } from '../transcriptions/retention/retention-settings.service';
 import { fail, parseNumber, printJson } from './cli-output';
+import { readPasswordFromStdin } from './password-input';
 
 interface WorkspaceCreateOptions {
   name?: string;
@@ -10,6 +12,8 @@ interface WorkspaceCreateOptions {
   free?: number;
   lowBalanceThreshold?: number;
   email?: string;
+  password?: string;
+  passwordStdin?: boolean;
 }
 
 @Command({ name: 'workspace:create', description: 'Create a workspace with its first user and API key' })
@@ -24,12 +28,19 @@ export class WorkspaceCreateCommand extends CommandRunner {
       fail('--free must be a whole number ≥ 0');
     }
     if (options.balance !== undefined && options.balance < 0) fail('--balance must be ≥ 0');
+    if (options.password !== undefined && options.passwordStdin) {
+      fail('give --password or --password-stdin, not both');
+    }
+    const password = options.passwordStdin ? await readPasswordFromStdin() : options.password;
+    const problem = password === undefined ? null : passwordProblem(password);
+    if (problem) fail(problem);
     const created = await this.provisioning.create({
       name: options.name,
       balanceEur: options.balance,
       freeTranscriptions: options.free,
       lowBalanceThresholdEur: options.lowBalanceThreshold,
       email: options.email,
+      passwordHash: password === undefined ? undefined : await hashPassword(password),
     });
     printJson(created);
   }
@@ -60,6 +71,20 @@ export class WorkspaceCreateCommand extends CommandRunner {
   @Option({ flags: '--email <email>', description: 'Email of the first user' })
   parseEmail(value: string): string {
     return value;
+  }
+
+  @Option({
+    flags: '--password <password>',
+    description:
+      'Dashboard password of the first user (visible in the process list: prefer --password-stdin)',
+  })
+  parsePassword(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--password-stdin', description: 'Read the first user’s password from standard input' })
+  parsePasswordStdin(): boolean {
+    return true;
   }
 }
 

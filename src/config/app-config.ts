@@ -155,6 +155,45 @@ export class AppConfig {
   @Min(60)
   JWT_MAX_LIFETIME_SECONDS = 86_400;
 
+  /** Lifetime of the access JWT a sign-in or refresh issues (also the `stt_session` cookie's Max-Age). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  ACCESS_TOKEN_TTL_SECONDS = 900;
+
+  /** Lifetime of a refresh token (the `stt_refresh` cookie); every refresh rotates it. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(300)
+  REFRESH_TOKEN_TTL_SECONDS = 2_592_000;
+
+  /** Marks the session cookies `Secure` (send them over HTTPS only); false for plain-http local use. */
+  @Transform(toBool)
+  @IsBoolean()
+  COOKIE_SECURE = false;
+
+  /** `POST /v1/auth/signup` creates a workspace for anyone; off (404), the operator's CLI creates them. */
+  @Transform(toBool)
+  @IsBoolean()
+  ALLOW_SIGNUP = false;
+
+  /** Failed sign-ins per account within LOGIN_FAILURE_WINDOW_SECONDS before sign-in answers 429. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_MAX_FAILURES_PER_ACCOUNT = 5;
+
+  /** Failed sign-ins per client IP (any account) within LOGIN_FAILURE_WINDOW_SECONDS before 429. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_MAX_FAILURES_PER_IP = 20;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_FAILURE_WINDOW_SECONDS = 900;
+
   /**
    * Origins (`https://app.example`, comma-separated) allowed to call the API from a browser. Empty, the
    * default: no CORS headers at all, so browsers keep other sites' pages from reading any answer.

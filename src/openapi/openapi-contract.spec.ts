@@ -28,6 +28,15 @@ const EXPECTED_ROUTES = [
   ['GET', '/v1/account/balance', 'getBalance'],
   ['GET', '/v1/account/usage', 'getUsage'],
   ['GET', '/v1/account/profile', 'getProfile'],
+  ['GET', '/v1/account/settings', 'getAccountSettings'],
+  ['PATCH', '/v1/account/settings', 'updateAccountSettings'],
+  ['POST', '/v1/auth/login', 'login'],
+  ['POST', '/v1/auth/signup', 'signup'],
+  ['POST', '/v1/auth/refresh', 'refreshSession'],
+  ['POST', '/v1/auth/logout', 'logout'],
+  ['GET', '/v1/api-keys', 'listApiKeys'],
+  ['POST', '/v1/api-keys', 'createApiKey'],
+  ['DELETE', '/v1/api-keys/{id}', 'revokeApiKey'],
   ['POST', '/v1/transcriptions', 'createTranscription'],
   ['GET', '/v1/transcriptions', 'listTranscriptions'],
   ['GET', '/v1/transcriptions/{id}', 'getTranscription'],
@@ -35,6 +44,7 @@ const EXPECTED_ROUTES = [
   ['GET', '/v1/transcriptions/{id}/status', 'getTranscriptionStatus'],
   ['GET', '/v1/transcriptions/{id}/events', 'streamTranscriptionEvents'],
   ['GET', '/v1/transcriptions/{id}/export', 'exportTranscription'],
+  ['GET', '/v1/transcriptions/{id}/audio', 'getTranscriptionAudio'],
   ['GET', '/v1/vocabularies', 'listVocabularies'],
   ['POST', '/v1/vocabularies', 'createVocabulary'],
   ['GET', '/v1/vocabularies/{id}', 'getVocabulary'],
@@ -72,7 +82,15 @@ const SPEC_SLUGS: Record<string, number> = {
   internal: 500,
 };
 
-const PUBLIC_OPERATIONS = new Set(['getHealth', 'listLanguages']);
+// Sign-in operations are how a browser gets a credential: they cannot require one.
+const PUBLIC_OPERATIONS = new Set([
+  'getHealth',
+  'listLanguages',
+  'login',
+  'signup',
+  'refreshSession',
+  'logout',
+]);
 /** Never counted against a rate limit (a load balancer's probe must not get 429): no 429, no rate-limit headers. */
 const UNMETERED_OPERATIONS = new Set(['getHealth']);
 

@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal';
 import { ResourceIdPipe } from '../common/http/resource-id.pipe';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
+import { TranscriptionAudioService } from './audio/transcription-audio.service';
 import { buildContentDisposition } from './export/export-file-name';
 import { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
 import { TranscriptionEventsService } from './transcription-events.service';
@@ -20,6 +21,7 @@ export class TranscriptionsController {
     private readonly uploads: TranscriptionUploadService,
     private readonly events: TranscriptionEventsService,
     private readonly config: AppConfig,
+    private readonly audioFiles: TranscriptionAudioService,
   ) {}
 
   /** Sent as the service's bytes: a replayed Idempotency-Key answer is byte-identical to the first. */
@@ -69,6 +71,17 @@ export class TranscriptionsController {
         }),
       retryMs: this.config.SSE_RETRY_MS,
     });
+  }
+
+  /** The stored upload for the player; also with the session cookie (an `<audio src>` sends no header). */
+  @Get(':id/audio')
+  async audio(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    await this.audioFiles.send(principal.workspaceId, id, request.headers.range, response);
   }
 
   @Get(':id/export')

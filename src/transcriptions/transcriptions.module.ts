@@ -12,6 +12,7 @@ import { TranscriptionJobService } from './transcription-job.service';
 import { TranscriptionQueue } from './transcription-queue.service';
 import { Transcription } from './transcription.entity';
 import { TranscriptionProcessor } from './transcription.processor';
+import { TranscriptionAudioService } from './audio/transcription-audio.service';
 import { TranscriptionsController } from './transcriptions.controller';
 import { TranscriptionsService } from './transcriptions.service';
 import { TranscriptionUploadService } from './upload/transcription-upload.service';
@@ -34,6 +35,7 @@ import { TranscriptionUploadService } from './upload/transcription-upload.servic
     TranscriptionEventsService,
     TranscriptionJobService,
     TranscriptionProcessor,
+    TranscriptionAudioService,
   ],
   exports: [TranscriptionsService, TranscriptionProcessor],
 })

@@ -1,0 +1,36 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ResourceIdPipe } from '../common/http/resource-id.pipe';
+import { ApiKeyView, ApiKeysService, CreatedApiKeyView } from './api-keys.service';
+import { CreateApiKeyDto } from './api-keys.dto';
+import { CurrentPrincipal } from './current-principal.decorator';
+import type { Principal } from './principal';
+import { SessionOnly } from './session-only.decorator';
+
+/** The dashboard's key management (settings, security area): a signed-in user only, never an API key. */
+@SessionOnly()
+@Controller('v1/api-keys')
+export class ApiKeysController {
+  constructor(private readonly apiKeys: ApiKeysService) {}
+
+  @Get()
+  async list(@CurrentPrincipal() principal: Principal): Promise<{ data: ApiKeyView[] }> {
+    return { data: await this.apiKeys.list(principal.workspaceId) };
+  }
+
+  @Post()
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateApiKeyDto,
+  ): Promise<{ data: CreatedApiKeyView }> {
+    return { data: await this.apiKeys.create(principal, body.name) };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async revoke(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+  ): Promise<void> {
+    await this.apiKeys.revoke(principal.workspaceId, id);
+  }
+}

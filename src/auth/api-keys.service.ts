@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { ProblemException } from '../common/problem/problem.exception';
+import { ApiKey } from './api-key.entity';
+import { ApiKeyService } from './api-key.service';
+import { Principal } from './principal';
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface CreatedApiKeyView extends ApiKeyView {
+  /** The key in clear: this answer is the only time it is ever shown. */
+  key: string;
+}
+
+function toView(key: ApiKey): ApiKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    createdAt: key.createdOn.toISOString(),
+    lastUsedAt: key.lastUsedOn?.toISOString() ?? null,
+  };
+}
+
+/** The dashboard's view of a workspace's keys; the key rules themselves stay in ApiKeyService. */
+@Injectable()
+export class ApiKeysService {
+  constructor(private readonly apiKeys: ApiKeyService) {}
+
+  async list(workspaceId: string): Promise<ApiKeyView[]> {
+    return (await this.apiKeys.listLive(workspaceId)).map(toView);
+  }
+
+  async create(principal: Principal, name: string): Promise<CreatedApiKeyView> {
+    const created = await this.apiKeys.create(principal.workspaceId, principal.userId, { name: name.trim() });
+    return { ...toView(created.key), key: created.apiKey };
+  }
+
+  async revoke(workspaceId: string, id: string): Promise<void> {
+    if (!(await this.apiKeys.revokeInWorkspace(workspaceId, id)))
+      throw ProblemException.notFound('The API key');
+  }
+}

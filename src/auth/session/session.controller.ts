@@ -1,0 +1,108 @@
+import {
+  Body,
+  CanActivate,
+  Controller,
+  HttpCode,
+  Injectable,
+  Post,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ProblemException } from '../../common/problem/problem.exception';
+import { AppConfig } from '../../config/app-config';
+import { Public } from '../public.decorator';
+import {
+  clearSessionCookies,
+  CookieSettings,
+  readCookie,
+  REFRESH_COOKIE,
+  setSessionCookies,
+} from './session-cookies';
+import { LoginDto, SignupDto } from './session.dto';
+import { IssuedSession, SessionService, SessionView } from './session.service';
+
+/** Runs before body validation, so with sign-up off the route answers 404 whatever is sent. */
+@Injectable()
+export class SignupEnabledGuard implements CanActivate {
+  constructor(private readonly config: AppConfig) {}
+
+  canActivate(): boolean {
+    if (!this.config.ALLOW_SIGNUP) {
+      throw new ProblemException('not-found', 'Self sign-up is not enabled on this service.');
+    }
+    return true;
+  }
+}
+
+/** Dashboard sign-in. Public: these operations are how a browser gets a credential. */
+@Public()
+@Controller('v1/auth')
+export class SessionController {
+  private readonly cookies: CookieSettings;
+
+  constructor(
+    private readonly sessions: SessionService,
+    config: AppConfig,
+  ) {
+    this.cookies = {
+      secure: config.COOKIE_SECURE,
+      accessTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+      refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+    };
+  }
+
+  @Post('login')
+  @HttpCode(200)
+  async login(
+    @Body() body: LoginDto,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<{ data: SessionView }> {
+    return this.answer(
+      response,
+      await this.sessions.login(body.email, body.password, request.ip ?? 'unknown'),
+    );
+  }
+
+  @Post('signup')
+  @UseGuards(SignupEnabledGuard)
+  async signup(
+    @Body() body: SignupDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<{ data: SessionView }> {
+    return this.answer(response, await this.sessions.signup(body));
+  }
+
+  @Post('refresh')
+  @HttpCode(200)
+  async refresh(
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<{ data: SessionView }> {
+    try {
+      return this.answer(response, await this.sessions.refresh(readCookie(request, REFRESH_COOKIE)));
+    } catch (error) {
+      // A refused refresh token is dead for good: the browser should stop sending it.
+      if (error instanceof ProblemException) clearSessionCookies(response, this.cookies);
+      throw error;
+    }
+  }
+
+  @Post('logout')
+  @HttpCode(204)
+  async logout(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
+    await this.sessions.logout(readCookie(request, REFRESH_COOKIE));
+    clearSessionCookies(response, this.cookies);
+  }
+
+  private answer(response: Response, issued: IssuedSession): { data: SessionView } {
+    setSessionCookies(response, this.cookies, {
+      accessToken: issued.view.accessToken,
+      refreshToken: issued.refreshToken,
+    });
+    response.setHeader('Cache-Control', 'no-store');
+    return { data: issued.view };
+  }
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountModule } from '../../account/account.module';
+import { User } from '../../account/user.entity';
+import { Workspace } from '../../account/workspace.entity';
+import { AuthModule } from '../auth.module';
+import { LoginThrottleService } from './login-throttle.service';
+import { RefreshToken } from './refresh-token.entity';
+import { SessionController, SignupEnabledGuard } from './session.controller';
+import { SessionService } from './session.service';
+
+/** Dashboard sign-in, refresh and sign-out (issue 13); sign-up creates workspaces through AccountModule. */
+@Module({
+  imports: [TypeOrmModule.forFeature([User, Workspace, RefreshToken]), AuthModule, AccountModule],
+  controllers: [SessionController],
+  providers: [SessionService, LoginThrottleService, SignupEnabledGuard],
+  exports: [SessionService],
+})
+export class SessionModule {}

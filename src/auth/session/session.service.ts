@@ -1,0 +1,160 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { IsNull, Repository } from 'typeorm';
+import { User } from '../../account/user.entity';
+import { Workspace } from '../../account/workspace.entity';
+import { WorkspaceProvisioningService } from '../../account/workspace-provisioning.service';
+import { ProblemException } from '../../common/problem/problem.exception';
+import { AppConfig } from '../../config/app-config';
+import { TokenService } from '../token.service';
+import { LoginThrottleService } from './login-throttle.service';
+import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } from './password-hasher';
+import { RefreshToken } from './refresh-token.entity';
+import { normaliseEmail } from './user-password.service';
+
+export interface SessionView {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+  user: { id: string; email: string };
+  workspace: { id: string; name: string };
+}
+
+/** What a sign-in hands out: the answer body, and the refresh token for its cookie (never in the body). */
+export interface IssuedSession {
+  view: SessionView;
+  refreshToken: string;
+}
+
+const INVALID_CREDENTIALS = 'The email or password is not correct.';
+
+function hashRefreshToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** Dashboard sign-in: passwords, access JWTs and rotating refresh tokens (docs/decisions.md, issue 13). */
+@Injectable()
+export class SessionService {
+  constructor(
+    @InjectRepository(User) private readonly users: Repository<User>,
+    @InjectRepository(Workspace) private readonly workspaces: Repository<Workspace>,
+    @InjectRepository(RefreshToken) private readonly refreshTokens: Repository<RefreshToken>,
+    private readonly tokens: TokenService,
+    private readonly throttle: LoginThrottleService,
+    private readonly provisioning: WorkspaceProvisioningService,
+    private readonly config: AppConfig,
+  ) {}
+
+  async login(emailInput: string, password: string, clientIp: string): Promise<IssuedSession> {
+    const email = normaliseEmail(emailInput);
+    await this.throttle.assertAllowed(email, clientIp);
+    const user = await this.users
+      .createQueryBuilder('user')
+      .addSelect('user.passwordHash')
+      .where('user.email = :email', { email })
+      .getOne();
+    // Unknown email and user without a password cost one verification too: timing tells nothing.
+    const valid = user?.passwordHash
+      ? await verifyPassword(user.passwordHash, password)
+      : await verifyAgainstDummy(password);
+    if (!user || !valid) {
+      await this.throttle.recordFailure(email, clientIp);
+      throw new ProblemException('invalid-credentials', INVALID_CREDENTIALS);
+    }
+    await this.throttle.recordSuccess(email);
+    return this.issue(user, randomUUID());
+  }
+
+  async signup(request: { email: string; password: string; workspaceName: string }): Promise<IssuedSession> {
+    if (!this.config.ALLOW_SIGNUP) {
+      throw new ProblemException('not-found', 'Self sign-up is not enabled on this service.');
+    }
+    const problem = passwordProblem(request.password);
+    if (problem) throw ProblemException.field('password', problem);
+    const email = normaliseEmail(request.email);
+    if (await this.users.existsBy({ email })) {
+      throw ProblemException.field('email', 'An account with this email already exists; sign in instead.');
+    }
+    const created = await this.provisioning.createWithoutApiKey({
+      name: request.workspaceName.trim(),
+      email,
+      passwordHash: await hashPassword(request.password),
+    });
+    const user = await this.users.findOneByOrFail({ id: created.userId });
+    return this.issue(user, randomUUID());
+  }
+
+  /**
+   * Rotates the refresh token. A token that was already rotated is being replayed (copied): the whole
+   * family is revoked, so the thief and the owner both have to sign in again.
+   */
+  async refresh(token: string | null): Promise<IssuedSession> {
+    const current = token
+      ? await this.refreshTokens.findOne({ where: { tokenHash: hashRefreshToken(token) } })
+      : null;
+    if (!current) throw invalidRefreshToken('No valid refresh token was sent; sign in again.');
+    if (current.revokedOn) throw invalidRefreshToken('The session has ended; sign in again.');
+    if (current.rotatedOn) {
+      await this.revokeFamily(current.familyId);
+      throw invalidRefreshToken('The refresh token was already used; the session was ended for safety.');
+    }
+    if (current.expiresOn.getTime() <= Date.now()) {
+      throw invalidRefreshToken('The session has expired; sign in again.');
+    }
+    // Only one of two concurrent refreshes with the same token wins; the loser is treated as a replay.
+    const claimed = await this.refreshTokens.update(
+      { id: current.id, rotatedOn: IsNull(), revokedOn: IsNull() },
+      { rotatedOn: new Date() },
+    );
+    if ((claimed.affected ?? 0) === 0) {
+      await this.revokeFamily(current.familyId);
+      throw invalidRefreshToken('The refresh token was already used; the session was ended for safety.');
+    }
+    const user = await this.users.findOneBy({ id: current.userId });
+    if (!user) throw invalidRefreshToken('The user of this session no longer exists.');
+    return this.issue(user, current.familyId);
+  }
+
+  /** Ends the sign-in the token belongs to (its whole family); an unknown or missing token is no error. */
+  async logout(token: string | null): Promise<void> {
+    if (!token) return;
+    const current = await this.refreshTokens.findOne({ where: { tokenHash: hashRefreshToken(token) } });
+    if (current) await this.revokeFamily(current.familyId);
+  }
+
+  private async revokeFamily(familyId: string): Promise<void> {
+    await this.refreshTokens.update({ familyId, revokedOn: IsNull() }, { revokedOn: new Date() });
+  }
+
+  private async issue(user: User, familyId: string): Promise<IssuedSession> {
+    const workspace = user.activeWorkspaceId
+      ? await this.workspaces.findOneBy({ id: user.activeWorkspaceId })
+      : null;
+    if (!workspace) throw new ProblemException('forbidden', 'The user is not a member of any workspace.');
+    const refreshToken = randomBytes(32).toString('base64url');
+    await this.refreshTokens.insert({
+      userId: user.id,
+      familyId,
+      tokenHash: hashRefreshToken(refreshToken),
+      expiresOn: new Date(Date.now() + this.config.REFRESH_TOKEN_TTL_SECONDS * 1000),
+      rotatedOn: null,
+      revokedOn: null,
+    });
+    const expiresIn = this.config.ACCESS_TOKEN_TTL_SECONDS;
+    return {
+      refreshToken,
+      view: {
+        accessToken: this.tokens.issue(user.id, expiresIn).token,
+        tokenType: 'Bearer',
+        expiresIn,
+        user: { id: user.id, email: user.email },
+        workspace: { id: workspace.id, name: workspace.name },
+      },
+    };
+  }
+}
+
+function invalidRefreshToken(detail: string): ProblemException {
+  return new ProblemException('invalid-refresh-token', detail);
+}

@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
+import { User } from '../../account/user.entity';
+import { ProblemException } from '../../common/problem/problem.exception';
+import { hashPassword, passwordProblem } from './password-hasher';
+import { RefreshToken } from './refresh-token.entity';
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Sets a user's dashboard password (operator CLI); the one place a stored password changes. */
+@Injectable()
+export class UserPasswordService {
+  constructor(
+    @InjectRepository(User) private readonly users: Repository<User>,
+    @InjectRepository(RefreshToken) private readonly refreshTokens: Repository<RefreshToken>,
+  ) {}
+
+  async setPassword(emailInput: string, password: string): Promise<{ userId: string; email: string }> {
+    const problem = passwordProblem(password);
+    if (problem) throw ProblemException.field('password', problem);
+    const email = normaliseEmail(emailInput);
+    const user = await this.users.findOneBy({ email });
+    if (!user) throw ProblemException.notFound(`A user with the email ${email}`);
+    await this.users.update({ id: user.id }, { passwordHash: await hashPassword(password) });
+    // A new password ends every sign-in made with the old one.
+    await this.refreshTokens.update({ userId: user.id, revokedOn: IsNull() }, { revokedOn: new Date() });
+    return { userId: user.id, email };
+  }
+}

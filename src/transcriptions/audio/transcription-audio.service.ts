@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Response } from 'express';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { Repository } from 'typeorm';
+import { ProblemException } from '../../common/problem/problem.exception';
+import { FileStorage } from '../../storage/file-storage';
+import { Transcription } from '../transcription.entity';
+import { parseByteRange } from './byte-range';
+
+/** Serves a transcription's stored upload to the player, with byte ranges for seeking. */
+@Injectable()
+export class TranscriptionAudioService {
+  constructor(
+    @InjectRepository(Transcription) private readonly transcriptions: Repository<Transcription>,
+    private readonly storage: FileStorage,
+  ) {}
+
+  async send(
+    workspaceId: string,
+    id: string,
+    rangeHeader: string | undefined,
+    response: Response,
+  ): Promise<void> {
+    const transcription = await this.transcriptions.findOne({
+      where: { workspaceId, id },
+      select: { id: true, storageKey: true, mimeType: true, audioDeletedAt: true },
+    });
+    if (!transcription) throw ProblemException.notFound('The transcription');
+    if (transcription.audioDeletedAt) {
+      throw new ProblemException(
+        'gone',
+        `The audio was deleted by the workspace's retention on ${transcription.audioDeletedAt.toISOString()}.`,
+      );
+    }
+    if (!transcription.storageKey) throw new ProblemException('gone', 'The audio is no longer stored.');
+    const mediaType = transcription.mimeType ?? 'application/octet-stream';
+    // A remote store downloads to a temporary file that lives until the answer is sent.
+    await this.storage.withLocalFile(transcription.storageKey, async (path) => {
+      const { size } = await stat(path);
+      const range = parseByteRange(rangeHeader, size);
+      if (range.kind === 'unsatisfiable') {
+        throw new ProblemException(
+          'range-not-satisfiable',
+          `The range starts beyond the end of the audio (${size} bytes).`,
+          {},
+          { 'Content-Range': `bytes */${size}` },
+        );
+      }
+      const { start, end } = range.kind === 'partial' ? range.range : { start: 0, end: size - 1 };
+      response
+        .status(range.kind === 'partial' ? 206 : 200)
+        .setHeader('Content-Type', mediaType)
+        .setHeader('Accept-Ranges', 'bytes')
+        .setHeader('Content-Length', String(Math.max(0, end - start + 1)))
+        .setHeader('Cache-Control', 'private, no-store');
+      if (range.kind === 'partial') response.setHeader('Content-Range', `bytes ${start}-${end}/${size}`);
+      if (size === 0) {
+        response.end();
+        return;
+      }
+      await pipeline(createReadStream(path, { start, end }), response);
+    });
+  }
+}

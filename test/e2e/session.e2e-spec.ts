@@ -1,0 +1,273 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import type { Response } from 'supertest';
+import { DataSource } from 'typeorm';
+import { hashPassword } from '../../src/auth/session/password-hasher';
+import { User } from '../../src/account/user.entity';
+import { expectMatchesSpec } from '../support/openapi-contract';
+import { bearer, startTestApp, TestApp } from '../support/test-app';
+
+const PASSWORD = 'correct horse battery staple';
+const PROBLEMS = 'https://errors.transcription.example/problems';
+
+/** A documentation address (RFC 5737) per test, so the per-IP failure counts of tests never meet. */
+const freshIp = (): string => `198.51.100.${randomInt(1, 255)}`;
+
+function setCookies(response: Response): string[] {
+  const header = response.headers['set-cookie'] as unknown;
+  return Array.isArray(header) ? (header as string[]) : [];
+}
+
+function cookieNamed(response: Response, name: string): string | undefined {
+  return setCookies(response).find((cookie) => cookie.startsWith(`${name}=`));
+}
+
+function cookieValue(response: Response, name: string): string {
+  const cookie = cookieNamed(response, name);
+  if (!cookie) throw new Error(`no ${name} cookie set`);
+  return cookie.slice(name.length + 1).split(';')[0];
+}
+
+/** The attributes of a set cookie, sorted, Expires left out (it is Max-Age as a date); no Secure here. */
+function cookieAttributes(response: Response, name: string): string[] {
+  const attributes = (cookieNamed(response, name) ?? '').split('; ').slice(1);
+  expect(attributes.some((attribute) => attribute.startsWith('Expires='))).toBe(true);
+  return attributes.filter((attribute) => !attribute.startsWith('Expires=')).sort();
+}
+
+describe('Dashboard sessions (issue 13: login, refresh, logout, sign-up)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      ROLE: 'api',
+      TRUST_PROXY: 'loopback',
+      ALLOW_SIGNUP: 'true',
+      LOGIN_MAX_FAILURES_PER_ACCOUNT: '3',
+      LOGIN_MAX_FAILURES_PER_IP: '5',
+    });
+  });
+  afterAll(() => t.close());
+
+  /** A user with a password, in a workspace of their own. */
+  async function userWithPassword(): Promise<{ email: string; userId: string; workspaceId: string }> {
+    const email = `user-${randomUUID()}@example.com`;
+    const workspace = await t.createWorkspace({ name: 'Session tests', email });
+    await t.app
+      .get(DataSource)
+      .getRepository(User)
+      .update({ id: workspace.userId }, { passwordHash: await hashPassword(PASSWORD) });
+    return { email, userId: workspace.userId, workspaceId: workspace.workspaceId };
+  }
+
+  const login = (body: object, ip = freshIp()) =>
+    t.http().post('/v1/auth/login').set('X-Forwarded-For', ip).send(body);
+
+  it('signs in with the right password: access token in the body, both cookies httpOnly and SameSite=Strict', async () => {
+    const user = await userWithPassword();
+    const response = await login({ email: user.email.toUpperCase(), password: PASSWORD });
+    expect(response.status).toBe(200);
+    expectMatchesSpec(response, 'login');
+    expect(response.body.data).toEqual({
+      accessToken: expect.any(String),
+      tokenType: 'Bearer',
+      expiresIn: 900,
+      user: { id: user.userId, email: user.email },
+      workspace: { id: user.workspaceId, name: 'Session tests' },
+    });
+    expect(response.headers['cache-control']).toBe('no-store');
+
+    expect(cookieAttributes(response, 'stt_session')).toEqual([
+      'HttpOnly',
+      'Max-Age=900',
+      'Path=/v1',
+      'SameSite=Strict',
+    ]);
+    expect(cookieAttributes(response, 'stt_refresh')).toEqual([
+      'HttpOnly',
+      'Max-Age=2592000',
+      'Path=/v1/auth',
+      'SameSite=Strict',
+    ]);
+    expect(cookieValue(response, 'stt_session')).toBe(response.body.data.accessToken);
+
+    const profile = await t
+      .http()
+      .get('/v1/account/profile')
+      .set(bearer(response.body.data.accessToken as string));
+    expect(profile.status).toBe(200);
+    expect(profile.body.data.id).toBe(user.userId);
+  });
+
+  it('answers a wrong password and an unknown email alike: 401 invalid-credentials', async () => {
+    const user = await userWithPassword();
+    const wrong = await login({ email: user.email, password: 'not the password at all' });
+    const unknown = await login({ email: `nobody-${randomUUID()}@example.com`, password: PASSWORD });
+    for (const response of [wrong, unknown]) {
+      expect(response.status).toBe(401);
+      expectMatchesSpec(response, 'login');
+      expect(response.body.type).toBe(`${PROBLEMS}/invalid-credentials`);
+      expect(setCookies(response)).toEqual([]);
+    }
+    expect(wrong.body.detail).toBe(unknown.body.detail);
+  });
+
+  it('refuses a user without a password like a wrong one', async () => {
+    const workspace = await t.createWorkspace({ email: `nopass-${randomUUID()}@example.com` });
+    const response = await login({ email: workspace.email, password: PASSWORD });
+    expect(response.status).toBe(401);
+    expect(response.body.type).toBe(`${PROBLEMS}/invalid-credentials`);
+  });
+
+  it('answers 422 validation for a body without a password', async () => {
+    const response = await login({ email: 'someone@example.com' });
+    expect(response.status).toBe(422);
+    expectMatchesSpec(response, 'login');
+  });
+
+  it('throttles failures per account (429 with Retry-After, from any IP, even with the right password)', async () => {
+    const user = await userWithPassword();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect((await login({ email: user.email, password: 'wrong password here' })).status).toBe(401);
+    }
+    const refused = await login({ email: user.email, password: PASSWORD });
+    expect(refused.status).toBe(429);
+    expectMatchesSpec(refused, 'login');
+    expect(refused.body.type).toBe(`${PROBLEMS}/rate-limit`);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(900);
+  });
+
+  it('a successful sign-in clears the account count', async () => {
+    const user = await userWithPassword();
+    for (let attempt = 0; attempt < 2; attempt++) {
+      expect((await login({ email: user.email, password: 'wrong password here' })).status).toBe(401);
+    }
+    expect((await login({ email: user.email, password: PASSWORD })).status).toBe(200);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      expect((await login({ email: user.email, password: 'wrong password here' })).status).toBe(401);
+    }
+    expect((await login({ email: user.email, password: PASSWORD })).status).toBe(200);
+  });
+
+  it('throttles failures per IP across accounts', async () => {
+    const ip = freshIp();
+    const user = await userWithPassword();
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const response = await login(
+        { email: `guess-${attempt}-${randomUUID()}@example.com`, password: 'x' },
+        ip,
+      );
+      expect(response.status).toBe(401);
+    }
+    const refused = await login({ email: user.email, password: PASSWORD }, ip);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // Another address is not affected.
+    expect((await login({ email: user.email, password: PASSWORD })).status).toBe(200);
+  });
+
+  describe('refresh tokens', () => {
+    const refresh = (token?: string) => {
+      const request = t.http().post('/v1/auth/refresh');
+      return token === undefined ? request : request.set('Cookie', `stt_refresh=${token}`);
+    };
+
+    it('rotate on every refresh; a reused token revokes the whole family', async () => {
+      const user = await userWithPassword();
+      const first = cookieValue(await login({ email: user.email, password: PASSWORD }), 'stt_refresh');
+
+      const rotated = await refresh(first);
+      expect(rotated.status).toBe(200);
+      expectMatchesSpec(rotated, 'refreshSession');
+      expect(rotated.body.data.user).toEqual({ id: user.userId, email: user.email });
+      const second = cookieValue(rotated, 'stt_refresh');
+      expect(second).not.toBe(first);
+      expect(cookieValue(rotated, 'stt_session')).toBe(rotated.body.data.accessToken);
+
+      const replayed = await refresh(first);
+      expect(replayed.status).toBe(401);
+      expectMatchesSpec(replayed, 'refreshSession');
+      expect(replayed.body.type).toBe(`${PROBLEMS}/invalid-refresh-token`);
+      // The legitimate newest token died with the family.
+      const afterReuse = await refresh(second);
+      expect(afterReuse.status).toBe(401);
+      expect(afterReuse.body.type).toBe(`${PROBLEMS}/invalid-refresh-token`);
+    });
+
+    it('answers 401 invalid-refresh-token without a cookie or with an unknown one', async () => {
+      for (const response of [await refresh(), await refresh('not-a-token')]) {
+        expect(response.status).toBe(401);
+        expectMatchesSpec(response, 'refreshSession');
+        expect(response.body.type).toBe(`${PROBLEMS}/invalid-refresh-token`);
+      }
+    });
+
+    it('logout revokes the refresh token and clears both cookies', async () => {
+      const user = await userWithPassword();
+      const token = cookieValue(await login({ email: user.email, password: PASSWORD }), 'stt_refresh');
+      const response = await t.http().post('/v1/auth/logout').set('Cookie', `stt_refresh=${token}`);
+      expect(response.status).toBe(204);
+      expectMatchesSpec(response, 'logout');
+      expect(cookieNamed(response, 'stt_session')).toMatch(
+        /^stt_session=; Path=\/v1; Expires=Thu, 01 Jan 1970/,
+      );
+      expect(cookieNamed(response, 'stt_refresh')).toMatch(
+        /^stt_refresh=; Path=\/v1\/auth; Expires=Thu, 01 Jan 1970/,
+      );
+      expect((await refresh(token)).status).toBe(401);
+      // Without a cookie it still answers 204.
+      expect((await t.http().post('/v1/auth/logout')).status).toBe(204);
+    });
+  });
+
+  describe('sign-up (ALLOW_SIGNUP=true here)', () => {
+    it('creates a workspace and signs in: 201, and the password then works', async () => {
+      const email = `signup-${randomUUID()}@example.com`;
+      const response = await t
+        .http()
+        .post('/v1/auth/signup')
+        .send({ email, password: PASSWORD, workspaceName: 'Signed up' });
+      expect(response.status).toBe(201);
+      expectMatchesSpec(response, 'signup');
+      expect(response.body.data.workspace.name).toBe('Signed up');
+      expect(cookieNamed(response, 'stt_refresh')).toBeDefined();
+      expect((await login({ email, password: PASSWORD })).status).toBe(200);
+
+      const again = await t
+        .http()
+        .post('/v1/auth/signup')
+        .send({ email, password: PASSWORD, workspaceName: 'Twice' });
+      expect(again.status).toBe(422);
+      expectMatchesSpec(again, 'signup');
+    });
+
+    it('refuses a password shorter than 12 characters (422)', async () => {
+      const response = await t
+        .http()
+        .post('/v1/auth/signup')
+        .send({ email: `short-${randomUUID()}@example.com`, password: 'elevenchars', workspaceName: 'W' });
+      expect(response.status).toBe(422);
+      expectMatchesSpec(response, 'signup');
+      expect(Object.keys(response.body.errors.fieldErrors)).toEqual(['password']);
+    });
+  });
+
+  describe('sign-up off (the default)', () => {
+    let closed: TestApp;
+    beforeAll(async () => {
+      closed = await startTestApp({ ROLE: 'api' });
+    });
+    afterAll(() => closed.close());
+
+    it('answers 404 not-found whatever the body', async () => {
+      for (const body of [
+        {},
+        { email: `x-${randomUUID()}@example.com`, password: PASSWORD, workspaceName: 'W' },
+      ]) {
+        const response = await closed.http().post('/v1/auth/signup').send(body);
+        expect(response.status).toBe(404);
+        expectMatchesSpec(response, 'signup');
+      }
+    });
+  });
+});
