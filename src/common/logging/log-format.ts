@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import pino, { type Logger, type LevelWithSilent } from 'pino';
+import pino, { type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import type { Options } from 'pino-http';
 import type { RequestWithAuth } from '../../auth/principal';
 import { AppConfig } from '../../config/app-config';
@@ -39,7 +39,10 @@ export const REDACTED_PATHS = [
 ];
 
 /** The process's one pino logger: JSON lines on stdout, written synchronously (none lost at exit). */
-export function createRootLogger(config: AppConfig): Logger {
+export function createRootLogger(
+  config: AppConfig,
+  destination: DestinationStream = pino.destination({ dest: 1, sync: true }),
+): Logger {
   return pino(
     {
       level: PINO_LEVEL[config.LOG_LEVEL],
@@ -48,7 +51,7 @@ export function createRootLogger(config: AppConfig): Logger {
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     },
-    pino.destination({ dest: 1, sync: true }),
+    destination,
   );
 }
 

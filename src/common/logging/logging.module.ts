@@ -7,7 +7,13 @@ import { createRootLogger, httpLogOptions } from './log-format';
 
 @Global()
 @Module({
-  providers: [{ provide: ROOT_LOGGER, inject: [AppConfig], useFactory: createRootLogger }],
+  providers: [
+    {
+      provide: ROOT_LOGGER,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => createRootLogger(config),
+    },
+  ],
   exports: [ROOT_LOGGER],
 })
 class RootLoggerModule {}
