@@ -9,7 +9,16 @@
  *   full disks); fuzz: contract-driven bad input. These three share the per-run database set-up.
  */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
-const base = { testEnvironment: 'node', rootDir: '.', transform: { '^.+\\.ts$': tsJest } };
+const base = {
+  testEnvironment: 'node',
+  rootDir: '.',
+  transform: {
+    '^.+\\.ts$': tsJest,
+    // ESM-only packages, turned into CommonJS for Jest (see the transformer).
+    '/node_modules/@nestjs/terminus/.+\\.js$': '<rootDir>/test/support/esm-package-transform.js',
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/terminus/)'],
+};
 module.exports = {
   projects: [
     {

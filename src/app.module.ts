@@ -4,6 +4,7 @@ import { AuthModule } from './auth/auth.module';
 import { SessionModule } from './auth/session/session.module';
 import { BillingModule } from './billing/billing.module';
 import { HttpPlatformModule } from './common/http/http-platform.module';
+import { LifecycleModule } from './common/lifecycle/lifecycle.module';
 import { LoggingModule } from './common/logging/logging.module';
 import { RedisModule } from './common/redis/redis.module';
 import { AppConfig } from './config/app-config';
@@ -16,6 +17,7 @@ import { RetentionModule } from './transcriptions/retention/retention.module';
 import { TranscriptionsModule } from './transcriptions/transcriptions.module';
 import { LanguagesModule } from './languages/languages.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { OpenAiCompatModule } from './openai-compat/openai-compat.module';
 import { VocabulariesModule } from './vocabularies/vocabularies.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -30,6 +32,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.register(config),
+        LifecycleModule,
         LoggingModule,
         RedisModule,
         DatabaseModule,
@@ -47,6 +50,7 @@ export class AppModule {
         WebhooksModule,
         TranscriptionsModule,
         RetentionModule,
+        OpenAiCompatModule,
       ],
     };
   }

@@ -10,6 +10,8 @@ import { mountQueueBoard } from './admin/queue-board';
 import { AppModule } from './app.module';
 import { applyIdleTimeouts, idleRequestTimeout } from './common/http/idle-timeouts';
 import { answerOversizedHeadsAsProblems } from './common/http/oversized-head';
+import { closeGracefullyOnSignals, drainHttpServerOnShutdown } from './common/lifecycle/graceful-shutdown';
+import { ShutdownCoordinator } from './common/lifecycle/shutdown-coordinator';
 import { enableConfiguredCors, securityHeaders } from './common/http/security-headers';
 import { literalUndecodablePath } from './common/http/undecodable-path';
 import { assignRequestId } from './common/logging/request-id';
@@ -52,7 +54,9 @@ export async function createHttpApp(config: AppConfig): Promise<INestApplication
   mountQueueBoard(app, config);
   app.useGlobalFilters(new ProblemDetailsFilter(config));
   app.useGlobalPipes(validationPipe());
-  app.enableShutdownHooks();
+  // SIGTERM/SIGINT drain (readiness 503, no new connections, requests in flight finish), then exit 0.
+  drainHttpServerOnShutdown(app.getHttpServer(), app.get(ShutdownCoordinator));
+  closeGracefullyOnSignals(app);
   SwaggerModule.setup('docs', app, loadOpenApiDocument(), {
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',
@@ -67,6 +71,7 @@ export async function createWorkerContext(config: AppConfig): Promise<INestAppli
     bufferLogs: true,
   });
   useJsonLogger(context);
-  context.enableShutdownHooks();
+  // SIGTERM/SIGINT: no new jobs, running ones finish or are handed back (SHUTDOWN_GRACE_MS), then exit 0.
+  closeGracefullyOnSignals(context);
   return context;
 }

@@ -384,6 +384,18 @@ export class AppConfig {
   @Max(600_000)
   SSE_RETRY_MS = 3000;
 
+  /**
+   * On SIGTERM/SIGINT, how long a process drains before it exits (code 0): an API process answers readiness
+   * 503, stops accepting connections and lets requests in flight finish; a worker stops taking jobs and lets
+   * its running ones finish, then hands the unfinished ones back to the queue for another worker (uncharged).
+   * Keep it below the orchestrator's kill timeout (Kubernetes: terminationGracePeriodSeconds, 30 s).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  SHUTDOWN_GRACE_MS = 25_000;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -468,6 +480,25 @@ export class AppConfig {
   @IsNumber()
   @Min(0.0001)
   MAX_AUDIO_DURATION_HOURS = 12;
+
+  /**
+   * POST /v1/audio/transcriptions (OpenAI-compatible) answers synchronously only for audio up to this long;
+   * longer files are refused before a job exists, pointing at the async POST /v1/transcriptions.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  OPENAI_SYNC_MAX_DURATION_SECONDS = 600;
+
+  /**
+   * How long POST /v1/audio/transcriptions waits for its job to end before answering 504 with the job's id
+   * (the job goes on; the caller fetches it from /v1/transcriptions/{id}).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  OPENAI_SYNC_WAIT_TIMEOUT_SECONDS = 1800;
 
   /**
    * Where `models:pull` installs model files and where tiers look for them (whisper.cpp ggml files and the

@@ -2,11 +2,18 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { Public } from '../auth/public.decorator';
 import { AppConfig } from '../config/app-config';
 import { SERVICE_VERSION } from '../version';
+import { ReadinessService, type ReadinessCheck } from './readiness.service';
 
-/** Liveness only: answers while the process is up and never touches PostgreSQL or Redis. */
+/**
+ * GET /v1/health is liveness only: it answers while the process is up and never touches PostgreSQL or Redis.
+ * GET /v1/health/ready is readiness: the dependencies a request needs, 503 while one is down or on shutdown.
+ */
 @Controller('v1/health')
 export class HealthController {
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly readiness: ReadinessService,
+  ) {}
 
   @Public()
   @Get()
@@ -17,5 +24,12 @@ export class HealthController {
       timestamp: new Date().toISOString(),
       version: this.config.SERVICE_VERSION ?? SERVICE_VERSION,
     };
+  }
+
+  @Public()
+  @Get('ready')
+  @Header('Cache-Control', 'no-store')
+  ready(): Promise<{ status: 'ok'; checks: Record<string, ReadinessCheck> }> {
+    return this.readiness.check();
   }
 }

@@ -24,6 +24,7 @@ const PROBLEM_HEADERS = { 'content-type': 'application/problem+json; charset=utf
 /** The operations the other modules' tests call by id, with their routes. */
 const EXPECTED_ROUTES = [
   ['GET', '/v1/health', 'getHealth'],
+  ['GET', '/v1/health/ready', 'getReadiness'],
   ['GET', '/v1/languages', 'listLanguages'],
   ['GET', '/v1/account/balance', 'getBalance'],
   ['GET', '/v1/account/usage', 'getUsage'],
@@ -38,6 +39,8 @@ const EXPECTED_ROUTES = [
   ['POST', '/v1/api-keys', 'createApiKey'],
   ['DELETE', '/v1/api-keys/{id}', 'revokeApiKey'],
   ['POST', '/v1/transcriptions', 'createTranscription'],
+  ['POST', '/v1/audio/transcriptions', 'createOpenAiTranscription'],
+  ['POST', '/v1/audio/transcriptions', 'createOpenAiTranscription'],
   ['GET', '/v1/transcriptions', 'listTranscriptions'],
   ['GET', '/v1/transcriptions/{id}', 'getTranscription'],
   ['DELETE', '/v1/transcriptions/{id}', 'deleteTranscription'],
@@ -85,6 +88,7 @@ const SPEC_SLUGS: Record<string, number> = {
 // Sign-in operations are how a browser gets a credential: they cannot require one.
 const PUBLIC_OPERATIONS = new Set([
   'getHealth',
+  'getReadiness',
   'listLanguages',
   'login',
   'signup',
@@ -92,7 +96,7 @@ const PUBLIC_OPERATIONS = new Set([
   'logout',
 ]);
 /** Never counted against a rate limit (a load balancer's probe must not get 429): no 429, no rate-limit headers. */
-const UNMETERED_OPERATIONS = new Set(['getHealth']);
+const UNMETERED_OPERATIONS = new Set(['getHealth', 'getReadiness']);
 
 function problem(slug: string, status: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { type: `${ERRORS}/${slug}`, title: slug, status, detail: `detail of ${slug}`, ...extra };

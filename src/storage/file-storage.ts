@@ -33,4 +33,7 @@ export abstract class FileStorage {
 
   /** Removes the object; a missing key is not an error. */
   abstract delete(key: string): Promise<void>;
+
+  /** The readiness probe's check: rejects, saying why, when the store cannot take an upload now. */
+  abstract checkReady(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -42,6 +42,14 @@ export class LocalDirectoryStorage extends FileStorage {
 
   async delete(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
+  }
+
+  /** Writes and removes a small file: a missing, read-only or full directory fails (even for root). */
+  async checkReady(): Promise<void> {
+    const probe = join(this.root, `.ready-probe-${process.pid}`);
+    await mkdir(this.root, { recursive: true });
+    await writeFile(probe, 'ok');
+    await rm(probe, { force: true });
   }
 
   private pathOf(key: string): string {

@@ -1,6 +1,7 @@
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   S3Client,
   type S3ClientConfig,
@@ -136,6 +137,11 @@ export class S3Storage extends FileStorage implements OnModuleDestroy {
         return false;
       throw error;
     }
+  }
+
+  /** The bucket answers and these credentials may use it (one HEAD request, no object written). */
+  async checkReady(): Promise<void> {
+    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
   }
 
   onModuleDestroy(): void {

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import type { TranscriptionEventsService, TranscriptionStateFrame } from './transcription-events.service';
 
 const HEARTBEAT_MS = 15_000;
@@ -44,7 +45,11 @@ export interface TranscriptionStream {
   readState: () => Promise<TranscriptionStateFrame | null>;
   /** The `retry:` hint (SSE_RETRY_MS). */
   retryMs: number;
+  /** On shutdown the stream ends with an `event: shutdown` frame, so the client reconnects elsewhere. */
+  shutdown: ShutdownCoordinator;
 }
+
+let streamCount = 0;
 
 /** Whether a frame says something later than the last one sent: a later status, or more progress. */
 function isNewer(frame: TranscriptionStateFrame, sent: TranscriptionStateFrame): boolean {
@@ -61,7 +66,7 @@ function isNewer(frame: TranscriptionStateFrame, sent: TranscriptionStateFrame):
 export async function streamTranscriptionState(
   request: Request,
   response: Response,
-  { transcriptionId, current, events, readState, retryMs }: TranscriptionStream,
+  { transcriptionId, current, events, readState, retryMs, shutdown }: TranscriptionStream,
 ): Promise<void> {
   if (clientHasTheEnd(current, request)) {
     response.status(204).end();
@@ -70,13 +75,21 @@ export async function streamTranscriptionState(
   let closed = false;
   const timers: NodeJS.Timeout[] = [];
   let unsubscribe: () => void = () => undefined;
+  let stopDraining: () => void = () => undefined;
 
   const close = (): void => {
     if (closed) return;
     closed = true;
     timers.forEach(clearInterval);
     unsubscribe();
+    stopDraining();
     response.end();
+  };
+  /** The process is shutting down: a named frame (ignored by `onmessage`), then the end; EventSource reconnects. */
+  const closeForShutdown = async (): Promise<void> => {
+    if (closed) return;
+    response.write(`event: shutdown\nretry: ${retryMs}\ndata: {"reason":"server shutting down"}\n\n`);
+    close();
   };
   let lastFrame: TranscriptionStateFrame | null = null;
   const send = (frame: TranscriptionStateFrame): void => {
@@ -113,6 +126,8 @@ export async function streamTranscriptionState(
   // Frames that raced the first read may be older than it; send() passes on only newer information.
   pending.splice(0).forEach(send);
   if (closed) return;
+  if (shutdown.draining) return void closeForShutdown();
+  stopDraining = shutdown.onDrain(`event-stream-${++streamCount}`, closeForShutdown);
   timers.push(setInterval(() => !closed && response.write(': heartbeat\n\n'), HEARTBEAT_MS));
   timers.push(setInterval(() => void recheck(), RECHECK_MS));
 }

@@ -12,8 +12,14 @@ import { ProgressThrottle } from './progress-throttle';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { Transcription } from './transcription.entity';
 
-/** What the queue processor should do with the attempt. */
-export type JobOutcome = 'done' | 'retry';
+/**
+ * What the queue processor should do with the attempt; `handed-back`: the worker is shutting down and the
+ * transcription waits in PostgreSQL again (uncharged) for the next dispatch.
+ */
+export type JobOutcome = 'done' | 'retry' | 'handed-back';
+
+/** The abort reason of a job stopped because its worker shuts down (not because it was deleted). */
+class HandBack extends Error {}
 
 const PROGRESS_PERSIST_INTERVAL_MS = 500;
 
@@ -40,6 +46,12 @@ export class TranscriptionJobService {
   /** Stops a running job of this process (its transcription was deleted). */
   cancel(transcriptionId: string): void {
     this.running.get(transcriptionId)?.abort(new Error('transcription deleted'));
+  }
+
+  /** Stops every running job of this process so another worker takes it over (shutdown deadline passed). */
+  handBackAll(): number {
+    for (const controller of this.running.values()) controller.abort(new HandBack('worker shutting down'));
+    return this.running.size;
   }
 
   async run(transcriptionId: string, attempt: { number: number; isLast: boolean }): Promise<JobOutcome> {
@@ -75,6 +87,7 @@ export class TranscriptionJobService {
       this.metrics.recordJobFinished(transcription.model, finished, elapsedSeconds(), result.duration);
       return 'done';
     } catch (error) {
+      if (controller.signal.reason instanceof HandBack) return this.handBack(transcriptionId);
       if (controller.signal.aborted) return 'done';
       const engineError =
         error instanceof EngineError ? error : new EngineError('ENGINE_FAILED', (error as Error).message);
@@ -109,6 +122,23 @@ export class TranscriptionJobService {
     if (!row) return null;
     await this.events.publish(transcriptionId, { status: 'processing', progress: row.progress });
     return this.dataSource.getRepository(Transcription).findOne({ where: { id: transcriptionId } });
+  }
+
+  /**
+   * processing → queued and no longer handed over, so the next dispatch (this worker's own on its way out, or
+   * any process's reconciler) gives it to a worker again. Nothing was charged: settle runs only at completion,
+   * and the free transcription reserved at creation stays reserved for the attempt that completes.
+   */
+  private async handBack(transcriptionId: string): Promise<JobOutcome> {
+    await this.dataSource
+      .getRepository(Transcription)
+      .createQueryBuilder()
+      .update()
+      .set({ status: 'queued', dispatchedAt: null, startedAt: null })
+      .where('id = :id AND status = :status', { id: transcriptionId, status: 'processing' })
+      .execute();
+    this.logger.log(`Transcription ${transcriptionId} handed back: the worker is shutting down`);
+    return 'handed-back';
   }
 
   /** Clients see every new percentage at once; the stored value lags by PROGRESS_PERSIST_INTERVAL_MS at most. */

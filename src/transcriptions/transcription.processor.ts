@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Job } from 'bull';
+import { ShutdownCoordinator, sleep } from '../common/lifecycle/shutdown-coordinator';
 import { LogContext } from '../common/logging/log-context';
 import { AppConfig } from '../config/app-config';
 import type { TranscriptionJobData } from '../queues/job-catalogue';
@@ -19,12 +20,15 @@ const RECONCILE_INTERVAL_MS = 30_000;
 export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(TranscriptionProcessor.name);
   private reconcileTimer: NodeJS.Timeout | null = null;
+  /** Workspaces whose job this worker handed back while shutting down: dispatched again on the way out. */
+  private readonly handedBack = new Set<string>();
 
   constructor(
     private readonly queue: TranscriptionQueue,
     private readonly jobs: TranscriptionJobService,
     private readonly events: TranscriptionEventsService,
     private readonly config: AppConfig,
+    private readonly shutdown: ShutdownCoordinator,
     private readonly logContext: LogContext,
   ) {}
 
@@ -37,6 +41,33 @@ export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplica
     await this.reconcile();
     this.reconcileTimer = setInterval(() => void this.reconcile(), RECONCILE_INTERVAL_MS);
     this.reconcileTimer.unref();
+    this.shutdown.onDrain('transcription-worker', (deadline) => this.drain(deadline));
+  }
+
+  /**
+   * Shutdown: take no new jobs, let running ones finish until the deadline, then stop the rest and hand them
+   * back. Their Bull jobs end (removed), so the dispatch below hands them to another worker at once.
+   */
+  private async drain(deadline: number): Promise<void> {
+    if (this.reconcileTimer) clearInterval(this.reconcileTimer);
+    await this.queue.queue.pause(true, true);
+    const finished = this.queue.queue.whenCurrentJobsFinished();
+    const inTime = await Promise.race([
+      finished.then(() => true),
+      sleep(deadline - Date.now()).then(() => false),
+    ]);
+    if (!inTime) {
+      const stopped = this.jobs.handBackAll();
+      this.logger.warn(`Shutdown deadline passed: handing back ${stopped} running job(s)`);
+      await finished;
+    }
+    for (const workspaceId of this.handedBack) {
+      await this.queue.dispatch(workspaceId).catch((error: Error) => {
+        this.logger.warn(
+          `Dispatch of handed-back jobs of ${workspaceId} left to the reconciler: ${error.message}`,
+        );
+      });
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -60,6 +91,8 @@ export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplica
     this.logger.log(`Transcription ${job.data.transcriptionId} attempt ${number} ended: ${outcome}`);
     // Throwing hands the job back to Bull, which retries it with backoff; the job keeps its place meanwhile.
     if (outcome === 'retry') throw new Error(`transient engine failure on attempt ${number}; retrying`);
+    // Its Bull job ends now; the transcription is dispatched again once the job is gone (drain()).
+    if (outcome === 'handed-back') return void this.handedBack.add(job.data.workspaceId);
     // The job has ended: its workspace's next waiting job takes its place (the reconciler does it after a crash).
     await this.queue.dispatch(job.data.workspaceId).catch((error: Error) => {
       this.logger.warn(`Dispatch after ${job.data.transcriptionId} left to the reconciler: ${error.message}`);

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
 import { ResourceIdPipe } from '../common/http/resource-id.pipe';
+import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
 import { TranscriptionAudioService } from './audio/transcription-audio.service';
@@ -21,6 +22,7 @@ export class TranscriptionsController {
     private readonly uploads: TranscriptionUploadService,
     private readonly events: TranscriptionEventsService,
     private readonly config: AppConfig,
+    private readonly shutdown: ShutdownCoordinator,
     private readonly audioFiles: TranscriptionAudioService,
   ) {}
 
@@ -70,6 +72,7 @@ export class TranscriptionsController {
           throw error;
         }),
       retryMs: this.config.SSE_RETRY_MS,
+      shutdown: this.shutdown,
     });
   }
 

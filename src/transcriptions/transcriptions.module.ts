@@ -37,6 +37,12 @@ import { TranscriptionUploadService } from './upload/transcription-upload.servic
     TranscriptionProcessor,
     TranscriptionAudioService,
   ],
-  exports: [TranscriptionsService, TranscriptionProcessor],
+  exports: [
+    TranscriptionsService,
+    TranscriptionProcessor,
+    // The OpenAI-compatible route runs the same intake and waits on the same job events.
+    TranscriptionUploadService,
+    TranscriptionEventsService,
+  ],
 })
 export class TranscriptionsModule {}

@@ -47,6 +47,31 @@ export class ServiceProcess {
     return this.child?.pid;
   }
 
+  /**
+   * Sends `signal` (SIGTERM: what an orchestrator sends) and resolves with how the process ended; SIGKILL and
+   * a rejection if it is still running after `timeoutMs`.
+   */
+  async terminate(
+    signal: NodeJS.Signals = 'SIGTERM',
+    timeoutMs = 60_000,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    const child = this.child;
+    if (!child) throw new Error('not started');
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`already exited:\n${this.output}`);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`still running ${timeoutMs} ms after ${signal}:\n${this.output}`));
+      }, timeoutMs);
+      child.once('exit', (code, exitSignal) => {
+        clearTimeout(timer);
+        resolve({ code, signal: exitSignal });
+      });
+      child.kill(signal);
+    });
+  }
+
   /** SIGKILL: no shutdown hooks run, as when a machine dies. */
   kill(): void {
     this.child?.kill('SIGKILL');

@@ -16,7 +16,7 @@ const CREDENTIAL_FREE_PATHS = new Set(['/v1/health', '/v1/languages', '/metrics'
  * Never counted nor refused: a load balancer's probe answered 429 would take a healthy instance out of
  * service, and the probe does no work worth limiting.
  */
-const UNMETERED_PATHS = new Set(['/v1/health']);
+const UNMETERED_PATHS = new Set(['/v1/health', '/v1/health/ready']);
 
 /**
  * Runs for every request, matched route or not: resolves the caller, then charges the rate-limit bucket

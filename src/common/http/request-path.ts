@@ -5,7 +5,13 @@ export function requestPath(request: Request): string {
   return (request.originalUrl.split('?')[0] ?? '/').replace(/\/+$/, '') || '/';
 }
 
-/** POST /v1/transcriptions: the one multipart endpoint, exempt from JSON content-type and body handling. */
+/** The OpenAI-compatible route, whose errors are OpenAI-shaped even when raised before routing (rate limit). */
+export const OPENAI_TRANSCRIPTIONS_PATH = '/v1/audio/transcriptions';
+
+/** The multipart upload endpoints, exempt from JSON content-type and body handling. */
+const UPLOAD_PATHS = new Set(['/v1/transcriptions', OPENAI_TRANSCRIPTIONS_PATH]);
+
+/** POST /v1/transcriptions and its OpenAI-compatible twin. */
 export function isUploadRequest(request: Request): boolean {
-  return request.method === 'POST' && requestPath(request) === '/v1/transcriptions';
+  return request.method === 'POST' && UPLOAD_PATHS.has(requestPath(request));
 }

@@ -31,7 +31,10 @@ class RecordingResponse {
 
 function render(exception: unknown): RecordingResponse {
   const response = new RecordingResponse();
-  const host = { switchToHttp: () => ({ getResponse: () => response }) } as unknown as ArgumentsHost;
+  const request = { originalUrl: '/v1/transcriptions' };
+  const host = {
+    switchToHttp: () => ({ getResponse: () => response, getRequest: () => request }),
+  } as unknown as ArgumentsHost;
   new ProblemDetailsFilter(
     loadAppConfig({ JWT_SECRET: 'x'.repeat(32), ERRORS_BASE_URL: 'https://e.example/p' }),
   ).catch(exception, host);

@@ -1,6 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { sendOpenAiError, toOpenAiError } from '../../openai-compat/openai-error';
+import { OPENAI_TRANSCRIPTIONS_PATH, requestPath } from '../http/request-path';
 import { AppConfig } from '../../config/app-config';
 import { PROBLEM_CATALOGUE, ProblemSlug } from './problem-catalogue';
 import { ProblemException } from './problem.exception';
@@ -46,10 +48,17 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       response.end();
       return;
     }
+    // The OpenAI-compatible route answers in OpenAI's shape also what middleware refuses (the rate limit);
+    // its own errors go through its controller's filter.
+    if (requestPath(host.switchToHttp().getRequest<Request>()) === OPENAI_TRANSCRIPTIONS_PATH) {
+      sendOpenAiError(response, toOpenAiError(problem));
+      return;
+    }
     sendProblem(response, this.config, problem);
   }
 
-  private toProblem(exception: unknown): ProblemException {
+  /** Also used by the OpenAI-compatible route's filter, which answers the same classification in its shape. */
+  toProblem(exception: unknown): ProblemException {
     if (exception instanceof ProblemException) return exception;
     if (exception instanceof HttpException) {
       const slug = SLUG_BY_HTTP_STATUS[exception.getStatus()];

@@ -83,7 +83,10 @@ export async function parseMultipartUpload(
     };
 
     parser.on('field', (name, value) => {
-      fields[name] = value;
+      // A name ending in `[]` is a list (the OpenAI SDK's `timestamp_granularities[]`): repeated parts are
+      // kept, comma-joined, instead of the last one winning.
+      const listSoFar = name.endsWith('[]') ? fields[name] : undefined;
+      fields[name] = listSoFar === undefined ? value : `${listSoFar},${value}`;
     });
     parser.on('file', (name, stream, info) => {
       // A form that ends inside a file part errors on the part's stream; unhandled, that crashes the process.

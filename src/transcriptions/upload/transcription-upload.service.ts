@@ -15,6 +15,7 @@ import {
   requestFingerprint,
   type StoredResponse,
 } from '../idempotency.service';
+import type { Transcription } from '../transcription.entity';
 import { toCreatedTranscription } from '../transcription.views';
 import { TranscriptionsService } from '../transcriptions.service';
 import { acceptedMediaType } from './media-type';
@@ -24,8 +25,16 @@ import {
   parseMultipartUpload,
   type StoredUpload,
 } from './multipart-upload';
-import { parseUploadOptions } from './upload-options';
+import { parseUploadOptions, type UploadOptions } from './upload-options';
 import { fetchAudioUrl } from './url-intake';
+
+/** What another API's form (see acceptForm) decides about an upload before its job exists. */
+export interface UploadForm {
+  /** The form's text fields as the job's options; throws to refuse them. */
+  readOptions(fields: Record<string, string>): UploadOptions;
+  /** Throws to refuse the probed duration (null: the container does not state it). */
+  checkDuration(durationSeconds: number | null): void;
+}
 
 /** The answer to an upload, as bytes: a replay must send exactly what the first answer sent. */
 export type UploadReply = StoredResponse;
@@ -115,6 +124,44 @@ export class TranscriptionUploadService {
       if (file && (!created || claim?.kind === 'answered')) {
         await this.storage.delete(file.storageKey).catch(() => undefined);
       }
+      await file?.local.release().catch(() => undefined);
+    }
+  }
+
+  /**
+   * The same intake for another API's form (the OpenAI-compatible route): multipart only, no Idempotency-Key
+   * and no `audio_url`. `form` reads its own fields into the job's options and may refuse the probed
+   * duration; both happen before the job exists, so a refusal costs nothing. Returns the created job.
+   */
+  async acceptForm(principal: Principal, request: Request, form: UploadForm): Promise<Transcription> {
+    try {
+      if (!request.is('multipart/form-data')) {
+        throw new ProblemException('unsupported-media-type', 'Upload the file as multipart/form-data.');
+      }
+      assertDeclaredLengthWithinLimit(request);
+      await this.billing.precheck(principal.workspaceId);
+    } catch (error) {
+      request.res?.setHeader('Connection', 'close');
+      throw error;
+    }
+    let file: StoredUpload | null = null;
+    let created = false;
+    try {
+      const parsed = await parseMultipartUpload(request, this.storage);
+      file = parsed.file;
+      const options = form.readOptions(parsed.fields);
+      if (!file) throw new ProblemException('missing-file', 'The multipart field `file` is missing.');
+      const { mimeType, durationSeconds } = await this.inspectMedia(file);
+      form.checkDuration(durationSeconds);
+      const transcription = await this.transcriptions.create(
+        principal,
+        { ...file, mimeType, durationSeconds },
+        options,
+      );
+      created = true;
+      return transcription;
+    } finally {
+      if (file && !created) await this.storage.delete(file.storageKey).catch(() => undefined);
       await file?.local.release().catch(() => undefined);
     }
   }

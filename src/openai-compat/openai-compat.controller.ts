@@ -1,0 +1,32 @@
+import { Controller, Post, Req, Res, UseFilters } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
+import type { Principal } from '../auth/principal';
+import { OpenAiErrorFilter } from './openai-error.filter';
+import { OpenAiTranscriptionService } from './openai-transcription.service';
+
+/** OpenAI's `audio/transcriptions`, so the official SDKs work with only their baseURL changed. */
+@Controller('v1/audio')
+@UseFilters(OpenAiErrorFilter)
+export class OpenAiCompatController {
+  constructor(private readonly openai: OpenAiTranscriptionService) {}
+
+  @Post('transcriptions')
+  async transcribe(
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const answer = await this.openai.transcribe(principal, request, closedSignal(response));
+    if (answer) response.status(200).setHeader('Content-Type', answer.contentType).end(answer.body);
+  }
+}
+
+/** Aborts when the connection closes before the answer is sent (the client gave up waiting). */
+function closedSignal(response: Response): AbortSignal {
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}

@@ -1,0 +1,117 @@
+import type { Request } from 'express';
+import type { Principal } from '../auth/principal';
+import type { AppConfig } from '../config/app-config';
+import type {
+  TranscriptionEventsService,
+  TranscriptionStateFrame,
+} from '../transcriptions/transcription-events.service';
+import type { Transcription, TranscriptionStatus } from '../transcriptions/transcription.entity';
+import type { TranscriptionsService } from '../transcriptions/transcriptions.service';
+import type {
+  TranscriptionUploadService,
+  UploadForm,
+} from '../transcriptions/upload/transcription-upload.service';
+import { OpenAiApiError } from './openai-error';
+import { OpenAiTranscriptionService } from './openai-transcription.service';
+
+const JOB_ID = '0b7b8f5e-6f7e-4d53-9a53-0f5d1f4d2c11';
+
+/** The wait around a created job: the intake, the job store and the event bus are in-memory stand-ins. */
+function harness() {
+  const state: { status: TranscriptionStatus } = { status: 'processing' };
+  let listener: ((frame: TranscriptionStateFrame) => void) | null = null;
+  const unsubscribed = jest.fn();
+  const uploads = {
+    acceptForm: async (_principal: Principal, _request: Request, form: UploadForm) => {
+      form.readOptions({ model: 'whisper-1' });
+      form.checkDuration(3);
+      return { id: JOB_ID } as Transcription;
+    },
+  } as unknown as TranscriptionUploadService;
+  const transcriptions = {
+    getState: async () => ({ status: state.status, progress: 0 }),
+    get: async () =>
+      ({
+        id: JOB_ID,
+        status: state.status,
+        resultText: 'go forward',
+        errorMessage: 'no audio',
+      }) as Transcription,
+  } as unknown as TranscriptionsService;
+  const events = {
+    subscribeToState: async (_id: string, next: (frame: TranscriptionStateFrame) => void) => {
+      listener = next;
+      return unsubscribed;
+    },
+  } as unknown as TranscriptionEventsService;
+  const config = { OPENAI_SYNC_WAIT_TIMEOUT_SECONDS: 60, OPENAI_SYNC_MAX_DURATION_SECONDS: 600 } as AppConfig;
+  const service = new OpenAiTranscriptionService(uploads, transcriptions, events, config);
+  const closed = new AbortController();
+  const principal = { workspaceId: 'w' } as Principal;
+  return {
+    state,
+    unsubscribed,
+    closed,
+    transcribe: () => service.transcribe(principal, {} as Request, closed.signal),
+    publish: (status: TranscriptionStatus) => {
+      state.status = status;
+      listener?.({ status, progress: 100 });
+    },
+  };
+}
+
+describe('OpenAiTranscriptionService wait', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('answers once the job’s state event says it completed', async () => {
+    const h = harness();
+    const answer = h.transcribe();
+    await jest.advanceTimersByTimeAsync(1_000);
+    h.publish('completed');
+    await expect(answer).resolves.toEqual({
+      contentType: 'application/json; charset=utf-8',
+      body: JSON.stringify({ text: 'go forward' }),
+    });
+    expect(h.unsubscribed).toHaveBeenCalled();
+  });
+
+  it('finds the end by re-reading the state when an event was missed', async () => {
+    const h = harness();
+    const answer = h.transcribe();
+    await jest.advanceTimersByTimeAsync(1_000);
+    h.state.status = 'completed';
+    await jest.advanceTimersByTimeAsync(5_000);
+    await expect(answer).resolves.toMatchObject({ body: JSON.stringify({ text: 'go forward' }) });
+  });
+
+  it('answers 504 naming the job when the deadline passes, and tells the SDK not to retry', async () => {
+    const h = harness();
+    const answer = h.transcribe().catch((error: unknown) => error);
+    await jest.advanceTimersByTimeAsync(60_000);
+    const error = (await answer) as OpenAiApiError;
+    expect(error).toBeInstanceOf(OpenAiApiError);
+    expect(error).toMatchObject({ status: 504, type: 'server_error', code: 'timeout' });
+    expect(error.message).toContain(`/v1/transcriptions/${JOB_ID}`);
+    expect(error.headers).toEqual({ 'x-should-retry': 'false' });
+    expect(h.unsubscribed).toHaveBeenCalled();
+  });
+
+  it('stops waiting (nothing to send) when the client disconnects; the job is left to run', async () => {
+    const h = harness();
+    const answer = h.transcribe();
+    await jest.advanceTimersByTimeAsync(1_000);
+    h.closed.abort();
+    await expect(answer).resolves.toBeNull();
+    expect(h.unsubscribed).toHaveBeenCalled();
+  });
+
+  it('answers a failed job as 500 transcription_failed with its reason', async () => {
+    const h = harness();
+    const answer = h.transcribe().catch((error: unknown) => error);
+    await jest.advanceTimersByTimeAsync(1_000);
+    h.publish('failed');
+    await expect(answer).resolves.toMatchObject({ status: 500, code: 'transcription_failed' });
+    expect(((await answer) as OpenAiApiError).message).toContain('no audio');
+  });
+});

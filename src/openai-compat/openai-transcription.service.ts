@@ -1,0 +1,179 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Request } from 'express';
+import type { Principal } from '../auth/principal';
+import { ProblemException } from '../common/problem/problem.exception';
+import { AppConfig } from '../config/app-config';
+import { TranscriptionEventsService } from '../transcriptions/transcription-events.service';
+import type { Transcription, TranscriptionStatus } from '../transcriptions/transcription.entity';
+import { TranscriptionsService } from '../transcriptions/transcriptions.service';
+import { TranscriptionUploadService } from '../transcriptions/upload/transcription-upload.service';
+import { jobError, OpenAiApiError, toOpenAiError } from './openai-error';
+import { formatVerboseJson } from './openai-response.formatter';
+import {
+  type OpenAiTranscriptionRequest,
+  readOpenAiTranscriptionRequest,
+} from './openai-transcription-request';
+
+export interface OpenAiAnswer {
+  contentType: string;
+  body: string | Buffer;
+}
+
+type WaitOutcome = 'ended' | 'timeout' | 'disconnected';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const TEXT_TYPE = 'text/plain; charset=utf-8';
+/** A missed pub/sub frame (Redis hiccup) must not leave the request waiting to its deadline. */
+const STATE_RECHECK_MS = 5_000;
+
+const isTerminal = (status: TranscriptionStatus): boolean => status === 'completed' || status === 'failed';
+
+/**
+ * POST /v1/audio/transcriptions: the normal upload (same billing, limits, tiers; the job is listed in
+ * GET /v1/transcriptions), then a wait on the job's state events, then the transcript in OpenAI's formats.
+ * A client that disconnects only stops the wait: the job goes on and is billed like any other.
+ */
+@Injectable()
+export class OpenAiTranscriptionService {
+  private readonly logger = new Logger('OpenAiTranscriptions');
+
+  constructor(
+    private readonly uploads: TranscriptionUploadService,
+    private readonly transcriptions: TranscriptionsService,
+    private readonly events: TranscriptionEventsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** `closed` aborts when the client goes away; then null is returned and nothing is to be sent. */
+  async transcribe(
+    principal: Principal,
+    request: Request,
+    closed: AbortSignal,
+  ): Promise<OpenAiAnswer | null> {
+    let asked: OpenAiTranscriptionRequest | null = null;
+    const job = await this.uploads.acceptForm(principal, request, {
+      readOptions: (fields) => {
+        asked = readOpenAiTranscriptionRequest(fields);
+        return asked.options;
+      },
+      checkDuration: (seconds) => this.checkDuration(seconds),
+    });
+    if (!asked) throw new Error('the job was created without its OpenAI request');
+    try {
+      const outcome = await this.waitForEnd(principal.workspaceId, job.id, closed);
+      if (outcome === 'disconnected') return null;
+      if (outcome === 'timeout') {
+        throw jobError(
+          504,
+          `The transcription ${job.id} is still running after ${this.config.OPENAI_SYNC_WAIT_TIMEOUT_SECONDS} s. It goes on: fetch it with GET /v1/transcriptions/${job.id}.`,
+          'timeout',
+        );
+      }
+      return await this.answer(await this.transcriptions.get(principal.workspaceId, job.id), asked);
+    } catch (error) {
+      throw this.afterJobCreated(error, job.id);
+    }
+  }
+
+  /** Refused before the job exists, so nothing is charged. Unknown durations are let through. */
+  private checkDuration(seconds: number | null): void {
+    const limit = this.config.OPENAI_SYNC_MAX_DURATION_SECONDS;
+    if (seconds === null || seconds <= limit) return;
+    throw new OpenAiApiError(
+      400,
+      `The audio lasts ${Math.ceil(seconds)} s; this endpoint answers synchronously for at most ${limit} s. Use the asynchronous API for longer files: POST /v1/transcriptions, then GET /v1/transcriptions/{id} or its events.`,
+      'invalid_request_error',
+      'audio_too_long',
+      'file',
+    );
+  }
+
+  private async answer(job: Transcription, asked: OpenAiTranscriptionRequest): Promise<OpenAiAnswer> {
+    if (job.status === 'failed') {
+      throw jobError(
+        500,
+        `The transcription ${job.id} failed: ${job.errorMessage ?? 'no reason recorded'}.`,
+        'transcription_failed',
+      );
+    }
+    const text = job.resultText ?? '';
+    switch (asked.responseFormat) {
+      case 'json':
+        return { contentType: JSON_TYPE, body: JSON.stringify({ text }) };
+      case 'text':
+        return { contentType: TEXT_TYPE, body: `${text}\n` };
+      case 'srt':
+      case 'vtt': {
+        const rendered = await this.transcriptions.export(job.workspaceId, job.id, asked.responseFormat);
+        return { contentType: rendered.contentType, body: rendered.body };
+      }
+      case 'verbose_json': {
+        const transcript = {
+          text,
+          language: job.language ?? job.detectedLanguage,
+          duration: job.duration,
+          words: job.resultJson?.words ?? [],
+        };
+        return { contentType: JSON_TYPE, body: JSON.stringify(formatVerboseJson(transcript, asked)) };
+      }
+    }
+  }
+
+  /**
+   * Resolves when the job is completed or failed, when the wait deadline passes, or when the client goes
+   * away. Subscribed before the first read, so an end between the two is not missed.
+   */
+  private async waitForEnd(workspaceId: string, id: string, closed: AbortSignal): Promise<WaitOutcome> {
+    let settle: (outcome: WaitOutcome) => void = () => undefined;
+    const settled = new Promise<WaitOutcome>((resolve) => {
+      settle = resolve;
+    });
+    const readState = async (): Promise<void> => {
+      const { status } = await this.transcriptions.getState(workspaceId, id);
+      if (isTerminal(status)) settle('ended');
+    };
+    const failed: { error?: Error } = {};
+    const recheck = (): void => {
+      readState().catch((error: unknown) => {
+        failed.error = error instanceof Error ? error : new Error(String(error));
+        settle('ended');
+      });
+    };
+    const unsubscribe = await this.events.subscribeToState(id, (frame) => {
+      if (isTerminal(frame.status)) recheck();
+    });
+    const onClose = (): void => settle('disconnected');
+    closed.addEventListener('abort', onClose);
+    const deadline = setTimeout(() => settle('timeout'), this.config.OPENAI_SYNC_WAIT_TIMEOUT_SECONDS * 1000);
+    const poll = setInterval(recheck, STATE_RECHECK_MS);
+    try {
+      if (closed.aborted) return 'disconnected';
+      recheck();
+      const outcome = await settled;
+      if (failed.error) throw failed.error;
+      return outcome;
+    } finally {
+      clearTimeout(deadline);
+      clearInterval(poll);
+      closed.removeEventListener('abort', onClose);
+      unsubscribe();
+    }
+  }
+
+  /**
+   * Once the job exists, every error names it and tells the SDK not to retry: a retry would upload again
+   * and start (and bill) a second job.
+   */
+  private afterJobCreated(error: unknown, jobId: string): OpenAiApiError {
+    if (error instanceof OpenAiApiError) return error;
+    const mapped = error instanceof ProblemException ? toOpenAiError(error) : null;
+    if (!mapped)
+      this.logger.error(`transcription ${jobId}: ${String(error)}`, (error as Error | undefined)?.stack);
+    return jobError(
+      mapped?.status ?? 500,
+      `The transcription ${jobId} was created, but its answer could not be given (${mapped?.message ?? 'an unexpected error'}). Fetch it with GET /v1/transcriptions/${jobId}.`,
+      mapped?.code ?? 'server_error',
+      mapped?.type ?? 'server_error',
+    );
+  }
+}

@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import type { Response } from 'supertest';
+import { DataSource } from 'typeorm';
+import { RetentionPurgeService } from '../../src/transcriptions/retention/retention-purge.service';
+import { expectMatchesSpec } from '../support/openapi-contract';
+import { testAudio } from '../support/shared-paths';
+import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { upload } from '../support/transcriptions';
+
+const CLIP = testAudio('coqui-stt/LDC93S1.wav');
+const problem = (slug: string) => `https://errors.transcription.example/problems/${slug}`;
+
+/** Binary bodies are collected as Buffers (supertest parses only text and JSON by itself). */
+function binary(response: Response): Buffer {
+  return response.body as Buffer;
+}
+
+/** Issue 13: the player's audio, with byte ranges; any credential, including the session cookie on GET. */
+describe('GET /v1/transcriptions/{id}/audio', () => {
+  let t: TestApp;
+  let owner: Awaited<ReturnType<TestApp['createWorkspace']>>;
+  let id: string;
+  const bytes = readFileSync(CLIP);
+
+  beforeAll(async () => {
+    // API role: nothing processes the job, the stored upload is what is served.
+    t = await startTestApp({ ROLE: 'api' });
+    owner = await t.createWorkspace({ name: 'Audio' });
+    const created = await upload(t, owner.apiKey, CLIP);
+    expect(created.status).toBe(202);
+    id = created.body.data.id as string;
+  });
+  afterAll(() => t.close());
+
+  const audio = (transcriptionId = id) =>
+    t
+      .http()
+      .get(`/v1/transcriptions/${transcriptionId}/audio`)
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+
+  it('answers the whole upload with its media type and Accept-Ranges', async () => {
+    const response = await audio().set(bearer(owner.apiKey));
+    expect(response.status).toBe(200);
+    expectMatchesSpec(response, 'getTranscriptionAudio');
+    expect(response.headers['content-type']).toMatch(/^audio\//);
+    expect(response.headers['accept-ranges']).toBe('bytes');
+    expect(binary(response).equals(bytes)).toBe(true);
+  });
+
+  it('answers a byte range with 206 and Content-Range, and 416 past the end', async () => {
+    const partial = await audio().set(bearer(owner.apiKey)).set('Range', 'bytes=100-199');
+    expect(partial.status).toBe(206);
+    expectMatchesSpec(partial, 'getTranscriptionAudio');
+    expect(partial.headers['content-range']).toBe(`bytes 100-199/${bytes.length}`);
+    expect(binary(partial).equals(bytes.subarray(100, 200))).toBe(true);
+
+    const tail = await audio().set(bearer(owner.apiKey)).set('Range', 'bytes=-10');
+    expect(binary(tail).equals(bytes.subarray(bytes.length - 10))).toBe(true);
+
+    const beyond = await t
+      .http()
+      .get(`/v1/transcriptions/${id}/audio`)
+      .set(bearer(owner.apiKey))
+      .set('Range', `bytes=${bytes.length}-`);
+    expect(beyond.status).toBe(416);
+    expectMatchesSpec(beyond, 'getTranscriptionAudio');
+    expect(beyond.headers['content-range']).toBe(`bytes */${bytes.length}`);
+  });
+
+  it('answers 404 to another workspace', async () => {
+    const other = await t.createWorkspace({ name: 'Other' });
+    const response = await t.http().get(`/v1/transcriptions/${id}/audio`).set(bearer(other.apiKey));
+    expect(response.status).toBe(404);
+    expectMatchesSpec(response, 'getTranscriptionAudio');
+  });
+
+  it('the session cookie authenticates GET (an <audio src>) but not POST or DELETE (401)', async () => {
+    const cookie = { Cookie: `stt_session=${t.issueToken(owner.userId)}` };
+    const response = await audio().set(cookie).set('Range', 'bytes=0-99');
+    expect(response.status).toBe(206);
+    expect(binary(response).equals(bytes.subarray(0, 100))).toBe(true);
+
+    const deleted = await t.http().delete(`/v1/transcriptions/${id}`).set(cookie);
+    expect(deleted.status).toBe(401);
+    expectMatchesSpec(deleted, 'deleteTranscription');
+    expect(deleted.body.type).toBe(problem('unauthorized'));
+    const posted = await t.http().post('/v1/transcriptions').set(cookie).attach('file', CLIP);
+    expect(posted.status).toBe(401);
+    expect(posted.body.type).toBe(problem('unauthorized'));
+  });
+
+  it('answers 410 gone once the retention purge deleted the audio', async () => {
+    const workspace = await t.createWorkspace({ name: 'Purged' });
+    const created = await upload(t, workspace.apiKey, CLIP);
+    const purgedId = created.body.data.id as string;
+    // Retention counts from the end of a job: end it as failed (no worker runs here), keep audio 0 days.
+    await t.app
+      .get(DataSource)
+      .query(`UPDATE transcriptions SET status = 'failed', failed_at = now() WHERE id = $1`, [purgedId]);
+    const settings = await t
+      .http()
+      .patch('/v1/account/settings')
+      .set(bearer(t.issueToken(workspace.userId)))
+      .send({ retention: { audioDays: 0 } });
+    expect(settings.status).toBe(200);
+    await t.app.get(RetentionPurgeService).purgeExpired();
+
+    const response = await t.http().get(`/v1/transcriptions/${purgedId}/audio`).set(bearer(workspace.apiKey));
+    expect(response.status).toBe(410);
+    expectMatchesSpec(response, 'getTranscriptionAudio');
+    expect(response.body.type).toBe(problem('gone'));
+  });
+});
