@@ -40,7 +40,6 @@ const EXPECTED_ROUTES = [
   ['DELETE', '/v1/api-keys/{id}', 'revokeApiKey'],
   ['POST', '/v1/transcriptions', 'createTranscription'],
   ['POST', '/v1/audio/transcriptions', 'createOpenAiTranscription'],
-  ['POST', '/v1/audio/transcriptions', 'createOpenAiTranscription'],
   ['GET', '/v1/transcriptions', 'listTranscriptions'],
   ['GET', '/v1/transcriptions/{id}', 'getTranscription'],
   ['DELETE', '/v1/transcriptions/{id}', 'deleteTranscription'],
