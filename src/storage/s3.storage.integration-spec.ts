@@ -42,6 +42,24 @@ describe('S3Storage', () => {
   const payload = (mebibytes: number): Buffer =>
     Buffer.concat(Array.from({ length: mebibytes }, (_, index) => Buffer.alloc(1024 * 1024, index)));
 
+  it('is ready while the bucket answers; names the failure for a bucket that does not exist (readiness probe)', async () => {
+    await expect(storage.checkReady()).resolves.toBeUndefined();
+    expect(await emulator.keys()).toEqual([]);
+    const missingBucket = new S3Storage({
+      bucket: 'no-such-bucket',
+      region: 'us-east-1',
+      endpoint: emulator.endpoint,
+      accessKeyId: emulator.env.S3_ACCESS_KEY_ID,
+      secretAccessKey: emulator.env.S3_SECRET_ACCESS_KEY,
+      forcePathStyle: true,
+    });
+    try {
+      await expect(missingBucket.checkReady()).rejects.toThrow();
+    } finally {
+      missingBucket.onModuleDestroy();
+    }
+  });
+
   it('writes a small object in one request, reads it back through a temporary file, deletes it', async () => {
     const bytes = await storage.write('uploads/small', Readable.from([Buffer.from('hello s3')]));
     expect(bytes).toBe(8);

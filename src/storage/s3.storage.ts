@@ -1,8 +1,8 @@
 import {
   DeleteObjectCommand,
   GetObjectCommand,
-  HeadBucketCommand,
   HeadObjectCommand,
+  PutObjectCommand,
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
@@ -10,7 +10,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import type { OnModuleDestroy } from '@nestjs/common';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -139,9 +139,15 @@ export class S3Storage extends FileStorage implements OnModuleDestroy {
     }
   }
 
-  /** The bucket answers and these credentials may use it (one HEAD request, no object written). */
+  /**
+   * The bucket takes an object with these credentials: a 2-byte object written and removed, with the
+   * permissions uploads need anyway (bucket-level calls such as HeadBucket need s3:ListBucket, which an
+   * upload-only policy may not grant, and some S3-compatible stores do not answer them).
+   */
   async checkReady(): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    const key = `readiness-probe/${hostname()}-${process.pid}`;
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: 'ok' }));
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   onModuleDestroy(): void {
