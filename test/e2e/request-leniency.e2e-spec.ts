@@ -114,6 +114,10 @@ describe('Request leniency (issue 10 item 9)', () => {
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(response.headers.connection).toBe('close');
       expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.text));
+      // The head (and any X-Request-Id in it) cannot be read: a generated request id, as on every answer.
+      expect(response.headers['x-request-id']).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      );
       expect(response.body).toMatchObject({
         type: problem('request-header-fields-too-large'),
         status: 431,
