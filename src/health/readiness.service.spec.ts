@@ -1,0 +1,40 @@
+import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
+import { ProblemException } from '../common/problem/problem.exception';
+import { loadAppConfig } from '../config/app-config';
+import { resolveEngineTiers } from '../engine/tiers/engine-tiers';
+import { ReadinessService } from './readiness.service';
+
+describe('ReadinessService while the process drains', () => {
+  it('answers 503 naming only `shutdown`, without checking any dependency', async () => {
+    const config = loadAppConfig({ JWT_SECRET: 'x'.repeat(32) });
+    const shutdown = new ShutdownCoordinator(config);
+    const untouched = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('a dependency was checked while draining');
+        },
+      },
+    );
+    const readiness = new ReadinessService(
+      untouched as never,
+      untouched as never,
+      untouched as never,
+      untouched as never,
+      untouched as never,
+      shutdown,
+      config,
+      resolveEngineTiers(config),
+    );
+    await shutdown.drain('SIGTERM');
+    const refusal = await readiness.check().catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(ProblemException);
+    const problem = refusal as ProblemException;
+    expect(problem.slug).toBe('service-unavailable');
+    expect(problem.extensions).toEqual({
+      failing: ['shutdown'],
+      checks: { shutdown: { status: 'down', message: 'the process is shutting down' } },
+    });
+    expect(problem.headers['Retry-After']).toBe('5');
+  });
+});
