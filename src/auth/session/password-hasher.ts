@@ -34,12 +34,21 @@ export async function verifyPassword(passwordHash: string, password: string): Pr
 
 let dummyHash: Promise<string> | undefined;
 
+/** Computes the dummy hash ahead of the first sign-in, so even that one takes no longer for an unknown email. */
+export async function prepareDummyHash(): Promise<void> {
+  await dummy();
+}
+
+function dummy(): Promise<string> {
+  dummyHash ??= hashPassword('no account has this password: it only spends time');
+  return dummyHash;
+}
+
 /**
  * Spends the time of one verification on a hash nobody's password matches, so an unknown email (or a user
  * without a password) takes as long to refuse as a wrong password and response time does not reveal accounts.
  */
 export async function verifyAgainstDummy(password: string): Promise<false> {
-  dummyHash ??= hashPassword('no account has this password: it only spends time');
-  await verifyPassword(await dummyHash, password);
+  await verifyPassword(await dummy(), password);
   return false;
 }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { IsNull, Repository } from 'typeorm';
@@ -9,7 +9,13 @@ import { ProblemException } from '../../common/problem/problem.exception';
 import { AppConfig } from '../../config/app-config';
 import { TokenService } from '../token.service';
 import { LoginThrottleService } from './login-throttle.service';
-import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } from './password-hasher';
+import {
+  hashPassword,
+  passwordProblem,
+  prepareDummyHash,
+  verifyAgainstDummy,
+  verifyPassword,
+} from './password-hasher';
 import { RefreshToken } from './refresh-token.entity';
 import { normaliseEmail } from './user-password.service';
 
@@ -35,7 +41,7 @@ function hashRefreshToken(token: string): string {
 
 /** Dashboard sign-in: passwords, access JWTs and rotating refresh tokens (docs/decisions.md, issue 13). */
 @Injectable()
-export class SessionService {
+export class SessionService implements OnModuleInit {
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
     @InjectRepository(Workspace) private readonly workspaces: Repository<Workspace>,
@@ -45,6 +51,10 @@ export class SessionService {
     private readonly provisioning: WorkspaceProvisioningService,
     private readonly config: AppConfig,
   ) {}
+
+  async onModuleInit(): Promise<void> {
+    await prepareDummyHash();
+  }
 
   async login(emailInput: string, password: string, clientIp: string): Promise<IssuedSession> {
     const email = normaliseEmail(emailInput);
