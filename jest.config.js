@@ -39,5 +39,14 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/support/e2e-setup.ts'],
     })),
+    // The dashboard in Debian's Chromium (playwright-core) against node dist/main.js serving dist/web.
+    {
+      ...base,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/e2e-setup.ts'],
+    },
   ],
 };

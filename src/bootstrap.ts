@@ -18,6 +18,7 @@ import { assignRequestId } from './common/logging/request-id';
 import { validationPipe } from './common/http/validation-pipe';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter';
 import { AppConfig } from './config/app-config';
+import { mountWebApp } from './web-app/web-app';
 
 /**
  * Every Nest `Logger` call goes to the JSON logger (nestjs-pino, LoggingModule; LOG_LEVEL filters there);
@@ -52,6 +53,8 @@ export async function createHttpApp(config: AppConfig): Promise<INestApplication
   app.use(literalUndecodablePath);
   // Operators' queue dashboard, behind ADMIN_TOKEN; ahead of the API's middleware (no API key, no rate limit).
   mountQueueBoard(app, config);
+  // The dashboard's static files (issue 13), like /docs outside the API's routes.
+  mountWebApp(app);
   app.useGlobalFilters(new ProblemDetailsFilter(config));
   app.useGlobalPipes(validationPipe());
   // SIGTERM/SIGINT drain (readiness 503, no new connections, requests in flight finish), then exit 0.

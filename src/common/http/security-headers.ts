@@ -24,6 +24,23 @@ const DOCS_POLICY = [
  * page links is blocked (style-src), so no third party learns who opens the board.
  */
 const ADMIN_BOARD_POLICY = DOCS_POLICY.replace("base-uri 'none'", "base-uri 'self'");
+/**
+ * The dashboard (/app): its own scripts and styles only (no inline script or style element; React sets styles
+ * through the DOM, which style-src does not govern), API calls and the audio player to this origin, blob:
+ * for the export downloads it builds in the page.
+ */
+const WEB_APP_POLICY = [
+  "default-src 'self'",
+  "img-src 'self' data: blob:",
+  "media-src 'self'",
+  "style-src 'self'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 /** Everything else is data, never a page: it may load nothing and be framed by nobody. */
 export const API_POLICY = "default-src 'none'; frame-ancestors 'none'";
 
@@ -38,6 +55,9 @@ export function securityHeaders(request: Request, response: Response, next: Next
   const path = requestPath(request);
   if (path === '/docs' || path.startsWith('/docs/')) {
     response.setHeader('Content-Security-Policy', DOCS_POLICY);
+    response.setHeader('X-Frame-Options', 'DENY');
+  } else if (path === '/app' || path.startsWith('/app/')) {
+    response.setHeader('Content-Security-Policy', WEB_APP_POLICY);
     response.setHeader('X-Frame-Options', 'DENY');
   } else if (path === '/admin' || path.startsWith('/admin/')) {
     response.setHeader('Content-Security-Policy', ADMIN_BOARD_POLICY);

@@ -1,0 +1,103 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BrowserContext, chromium } from 'playwright-core';
+import { baseTestEnvironment } from '../support/test-environment';
+import { freePort, ServiceProcess } from '../support/service-process';
+
+const ROOT = join(__dirname, '..', '..');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Debian's Chromium, headless, making no connection of its own (no updates, sync, QUIC or prefetching). */
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface Dashboard {
+  baseUrl: string;
+  email: string;
+  password: string;
+  service: ServiceProcess;
+  context: BrowserContext;
+  close: () => Promise<void>;
+}
+
+/**
+ * The real service (`node dist/main.js`, API and worker in one process, serving the built dist/web at /app),
+ * a workspace whose first user has a password (created with the operators' CLI), and a fresh Chromium
+ * profile. A missing browser or build is an error, never a skip: CI must install both.
+ */
+export async function startDashboard(viewport = { width: 1280, height: 800 }): Promise<Dashboard> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's chromium (scripts/install-system-deps.sh) to run the browser tests`,
+    );
+  }
+  if (!existsSync(join(ROOT, 'dist', 'web', 'index.html'))) {
+    throw new Error(
+      'dist/web/index.html is missing: run `npm run build` (it builds the dashboard with Vite)',
+    );
+  }
+  const port = await freePort();
+  const service = new ServiceProcess({ PORT: String(port), ROLE: 'all' });
+  const profile = mkdtempSync(join(tmpdir(), 'stt-chromium-'));
+  const email = `owner-${Date.now().toString(36)}@dashboard.example`;
+  const password = 'correct horse battery staple';
+  let context: BrowserContext;
+  try {
+    await service.start();
+    execFileSync(
+      'node',
+      [
+        join(ROOT, 'dist', 'cli.js'),
+        'workspace:create',
+        '--name',
+        'Dashboard',
+        '--email',
+        email,
+        '--balance',
+        '10',
+        '--password-stdin',
+      ],
+      {
+        env: { ...process.env, ...baseTestEnvironment() },
+        input: password,
+        stdio: ['pipe', 'ignore', 'inherit'],
+        timeout: 60_000,
+      },
+    );
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+      headless: true,
+      viewport,
+      acceptDownloads: true,
+      timeout: 30_000,
+    });
+  } catch (error) {
+    // A half-started set-up must not leave the service running (jest would wait for it forever).
+    await service.stop();
+    rmSync(profile, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    email,
+    password,
+    service,
+    context,
+    close: async () => {
+      await context.close();
+      await service.stop();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
