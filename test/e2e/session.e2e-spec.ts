@@ -241,6 +241,16 @@ describe('Dashboard sessions (issue 13: login, refresh, logout, sign-up)', () =>
       expectMatchesSpec(again, 'signup');
     });
 
+    it('two sign-ups racing with one email: one 201, the other 422 (never a 500)', async () => {
+      const email = `race-${randomUUID()}@example.com`;
+      const attempts = await Promise.all(
+        [1, 2].map(() =>
+          t.http().post('/v1/auth/signup').send({ email, password: PASSWORD, workspaceName: 'Race' }),
+        ),
+      );
+      expect(attempts.map((response) => response.status).sort()).toEqual([201, 422]);
+    });
+
     it('refuses a password shorter than 12 characters (422)', async () => {
       const response = await t
         .http()

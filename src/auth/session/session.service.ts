@@ -34,6 +34,8 @@ export interface IssuedSession {
 }
 
 const INVALID_CREDENTIALS = 'The email or password is not correct.';
+/** PostgreSQL's unique_violation. */
+const UNIQUE_VIOLATION = '23505';
 
 function hashRefreshToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
@@ -83,14 +85,14 @@ export class SessionService implements OnModuleInit {
     const problem = passwordProblem(request.password);
     if (problem) throw ProblemException.field('password', problem);
     const email = normaliseEmail(request.email);
-    if (await this.users.existsBy({ email })) {
-      throw ProblemException.field('email', 'An account with this email already exists; sign in instead.');
-    }
-    const created = await this.provisioning.createWithoutApiKey({
-      name: request.workspaceName.trim(),
-      email,
-      passwordHash: await hashPassword(request.password),
-    });
+    if (await this.users.existsBy({ email })) throw emailTaken();
+    const passwordHash = await hashPassword(request.password);
+    const created = await this.provisioning
+      .createWithoutApiKey({ name: request.workspaceName.trim(), email, passwordHash })
+      .catch((error: unknown) => {
+        // Two sign-ups racing with one email: the unique index decides, the loser gets the same 422.
+        throw (error as { code?: unknown }).code === UNIQUE_VIOLATION ? emailTaken() : error;
+      });
     const user = await this.users.findOneByOrFail({ id: created.userId });
     return this.issue(user, randomUUID());
   }
@@ -163,6 +165,10 @@ export class SessionService implements OnModuleInit {
       },
     };
   }
+}
+
+function emailTaken(): ProblemException {
+  return ProblemException.field('email', 'An account with this email already exists; sign in instead.');
 }
 
 function invalidRefreshToken(detail: string): ProblemException {
