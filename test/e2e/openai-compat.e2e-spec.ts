@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import OpenAI, { AuthenticationError, BadRequestError } from 'openai';
+import OpenAI, { AuthenticationError, BadRequestError, RateLimitError, toFile } from 'openai';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { TEST_AUDIO_DIR } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
@@ -16,6 +16,12 @@ async function listening(t: TestApp): Promise<string> {
   const { port } = t.app.getHttpServer().address() as AddressInfo;
   return `http://127.0.0.1:${port}/v1`;
 }
+
+/**
+ * For refusals answered before the body is read: a body this small is written at once, so the client never
+ * races the server's early answer (and `Connection: close`) with a write (EPIPE).
+ */
+const tinyFile = () => toFile(Buffer.from('RIFF'), 'tiny.wav');
 
 const sdk = (baseURL: string, apiKey: string): OpenAI => new OpenAI({ apiKey, baseURL, maxRetries: 0 });
 
@@ -165,7 +171,7 @@ describe('OpenAI-compatible POST /v1/audio/transcriptions', () => {
 
     const badKey = sdk(baseURL, 'sk-not-a-key-of-this-service');
     const refused = await badKey.audio.transcriptions
-      .create({ file: createReadStream(GO_FORWARD), model: 'whisper-1' })
+      .create({ file: await tinyFile(), model: 'whisper-1' })
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AuthenticationError);
     expect(refused).toMatchObject({ status: 401, code: 'invalid_api_key', type: 'invalid_request_error' });
@@ -174,7 +180,7 @@ describe('OpenAI-compatible POST /v1/audio/transcriptions', () => {
       .post('/v1/audio/transcriptions')
       .set(bearer('sk-not-a-key-of-this-service'))
       .field('model', 'whisper-1')
-      .attach('file', GO_FORWARD);
+      .field('response_format', 'json');
     expectMatchesSpec(raw401, 'createOpenAiTranscription');
     expect(raw401.status).toBe(401);
     expect((refused as AuthenticationError).message).toContain(raw401.body.error.message as string);
@@ -211,11 +217,33 @@ describe('OpenAI-compatible POST /v1/audio/transcriptions', () => {
     expect(await balance(workspace.apiKey)).toEqual(start);
   }, 60_000);
 
+  it('answers no money as 429 insufficient_quota, which the SDK must not retry', async () => {
+    const broke = await t.createWorkspace({ name: 'OpenAI broke', balanceEur: 0, freeTranscriptions: 0 });
+    const refused = await sdk(baseURL, broke.apiKey)
+      .audio.transcriptions.create({ file: await tinyFile(), model: 'whisper-1' })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RateLimitError);
+    expect(refused).toMatchObject({ status: 429, type: 'insufficient_quota', code: 'insufficient_quota' });
+    const raw = await t
+      .http()
+      .post('/v1/audio/transcriptions')
+      .set(bearer(broke.apiKey))
+      .field('model', 'whisper-1')
+      .field('response_format', 'json');
+    expectMatchesSpec(raw, 'createOpenAiTranscription');
+    expect(raw.headers['x-should-retry']).toBe('false');
+    expect(await listed(broke.apiKey)).toEqual([]);
+  }, 30_000);
+
   describe('with OPENAI_SYNC_MAX_DURATION_SECONDS=1', () => {
     let short: TestApp;
     let shortURL: string;
     beforeAll(async () => {
-      short = await startTestApp({ OPENAI_SYNC_MAX_DURATION_SECONDS: '1' });
+      // A small rate limit too: its 429 is refused by middleware, before the route's own error filter.
+      short = await startTestApp({
+        OPENAI_SYNC_MAX_DURATION_SECONDS: '1',
+        RATE_LIMIT_AUTHENTICATED_PER_MINUTE: '3',
+      });
       shortURL = await listening(short);
     });
     afterAll(() => short.close());
@@ -234,6 +262,18 @@ describe('OpenAI-compatible POST /v1/audio/transcriptions', () => {
       expect(jobs.body.data).toEqual([]);
       const after = await short.http().get('/v1/account/balance').set(bearer(workspace.apiKey));
       expect(after.body.data.freeTranscriptionsRemaining).toBe(1);
+
+      // The key's fourth request within the minute.
+      const limited = await short
+        .http()
+        .post('/v1/audio/transcriptions')
+        .set(bearer(workspace.apiKey))
+        .field('model', 'whisper-1')
+        .field('response_format', 'json');
+      expectMatchesSpec(limited, 'createOpenAiTranscription');
+      expect(limited.status).toBe(429);
+      expect(limited.body.error).toMatchObject({ type: 'requests', code: 'rate_limit_exceeded' });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     }, 60_000);
   });
 });
