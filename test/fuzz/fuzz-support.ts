@@ -54,7 +54,13 @@ export function expectInvariants(response: Response, operationId: string, sent: 
   if (response.status >= 500) {
     throw new Error(`${where}: a 5xx answer to bad input.\nBody: ${response.text?.slice(0, 500)}`);
   }
-  if (response.status >= 400) {
+  if (response.status >= 400 && operationId === 'createOpenAiTranscription') {
+    // The OpenAI-compatible route answers OpenAI's error shape instead (its schema is checked below).
+    const error = (response.body as { error?: { type?: unknown } } | undefined)?.error;
+    if (typeof error?.type !== 'string') {
+      throw new Error(`${where}: not an OpenAI error body.\nBody: ${response.text?.slice(0, 500)}`);
+    }
+  } else if (response.status >= 400) {
     const contentType = String(response.headers['content-type'] ?? '');
     if (!contentType.startsWith('application/problem+json')) {
       throw new Error(`${where}: Content-Type ${contentType || 'none'}, not application/problem+json.
