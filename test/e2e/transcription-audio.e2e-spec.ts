@@ -94,6 +94,28 @@ describe('GET /v1/transcriptions/{id}/audio', () => {
     expect(posted.body.type).toBe(problem('unauthorized'));
   });
 
+  it('the session cookie also authenticates an EventSource (GET /events)', async () => {
+    const created = await upload(t, owner.apiKey, CLIP);
+    const jobId = created.body.data.id as string;
+    // A finished job's stream sends its last frame and ends (no worker runs here: end it as failed).
+    await t.app
+      .get(DataSource)
+      .query(`UPDATE transcriptions SET status = 'failed', failed_at = now() WHERE id = $1`, [jobId]);
+    const response = await t
+      .http()
+      .get(`/v1/transcriptions/${jobId}/events`)
+      .set('Cookie', `stt_session=${t.issueToken(owner.userId)}`)
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => done(null, text));
+      });
+    expect(response.status).toBe(200);
+    expectMatchesSpec(response, 'streamTranscriptionEvents');
+    expect(String(response.body)).toContain('"status":"failed"');
+  });
+
   it('answers 410 gone once the retention purge deleted the audio', async () => {
     const workspace = await t.createWorkspace({ name: 'Purged' });
     const created = await upload(t, workspace.apiKey, CLIP);
