@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { Principal } from '../auth/principal';
+import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import type { AppConfig } from '../config/app-config';
 import type {
   TranscriptionEventsService,
@@ -44,14 +45,20 @@ function harness() {
       return unsubscribed;
     },
   } as unknown as TranscriptionEventsService;
-  const config = { OPENAI_SYNC_WAIT_TIMEOUT_SECONDS: 60, OPENAI_SYNC_MAX_DURATION_SECONDS: 600 } as AppConfig;
-  const service = new OpenAiTranscriptionService(uploads, transcriptions, events, config);
+  const config = {
+    OPENAI_SYNC_WAIT_TIMEOUT_SECONDS: 60,
+    OPENAI_SYNC_MAX_DURATION_SECONDS: 600,
+    SHUTDOWN_GRACE_MS: 10_000,
+  } as AppConfig;
+  const shutdown = new ShutdownCoordinator(config);
+  const service = new OpenAiTranscriptionService(uploads, transcriptions, events, config, shutdown);
   const closed = new AbortController();
   const principal = { workspaceId: 'w' } as Principal;
   return {
     state,
     unsubscribed,
     closed,
+    shutdown,
     transcribe: () => service.transcribe(principal, {} as Request, closed.signal),
     publish: (status: TranscriptionStatus) => {
       state.status = status;
@@ -113,5 +120,33 @@ describe('OpenAiTranscriptionService wait', () => {
     h.publish('failed');
     await expect(answer).resolves.toMatchObject({ status: 500, code: 'transcription_failed' });
     expect(((await answer) as OpenAiApiError).message).toContain('no audio');
+  });
+
+  it('on shutdown waits for the job until shortly before the grace deadline, then answers 503 naming it', async () => {
+    const h = harness();
+    const answer = h.transcribe().catch((error: unknown) => error);
+    await jest.advanceTimersByTimeAsync(1_000);
+    const drained = h.shutdown.drain('SIGTERM');
+    await jest.advanceTimersByTimeAsync(8_000);
+    let settled = false;
+    void answer.then(() => (settled = true));
+    await jest.advanceTimersByTimeAsync(0);
+    expect(settled).toBe(false);
+    await jest.advanceTimersByTimeAsync(1_000);
+    const error = (await answer) as OpenAiApiError;
+    expect(error).toMatchObject({ status: 503, code: 'service_unavailable' });
+    expect(error.message).toContain(`/v1/transcriptions/${JOB_ID}`);
+    await drained;
+  });
+
+  it('answers normally when the job ends during a shutdown', async () => {
+    const h = harness();
+    const answer = h.transcribe();
+    await jest.advanceTimersByTimeAsync(1_000);
+    const drained = h.shutdown.drain('SIGTERM');
+    await jest.advanceTimersByTimeAsync(2_000);
+    h.publish('completed');
+    await expect(answer).resolves.toMatchObject({ body: JSON.stringify({ text: 'go forward' }) });
+    await drained;
   });
 });

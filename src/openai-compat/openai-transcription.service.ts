@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
 import type { Principal } from '../auth/principal';
+import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
 import { TranscriptionEventsService } from '../transcriptions/transcription-events.service';
@@ -19,12 +20,14 @@ export interface OpenAiAnswer {
   body: string | Buffer;
 }
 
-type WaitOutcome = 'ended' | 'timeout' | 'disconnected';
+type WaitOutcome = 'ended' | 'timeout' | 'disconnected' | 'shutdown';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const TEXT_TYPE = 'text/plain; charset=utf-8';
 /** A missed pub/sub frame (Redis hiccup) must not leave the request waiting to its deadline. */
 const STATE_RECHECK_MS = 5_000;
+/** On shutdown, time left before the grace deadline to write the 503 while the server still answers. */
+const SHUTDOWN_ANSWER_MARGIN_MS = 1_000;
 
 const isTerminal = (status: TranscriptionStatus): boolean => status === 'completed' || status === 'failed';
 
@@ -42,6 +45,7 @@ export class OpenAiTranscriptionService {
     private readonly transcriptions: TranscriptionsService,
     private readonly events: TranscriptionEventsService,
     private readonly config: AppConfig,
+    private readonly shutdown: ShutdownCoordinator,
   ) {}
 
   /** `closed` aborts when the client goes away; then null is returned and nothing is to be sent. */
@@ -62,6 +66,13 @@ export class OpenAiTranscriptionService {
     try {
       const outcome = await this.waitForEnd(principal.workspaceId, job.id, closed);
       if (outcome === 'disconnected') return null;
+      if (outcome === 'shutdown') {
+        throw jobError(
+          503,
+          `This server is shutting down and the transcription ${job.id} has not ended yet. It goes on: fetch it with GET /v1/transcriptions/${job.id}.`,
+          'service_unavailable',
+        );
+      }
       if (outcome === 'timeout') {
         throw jobError(
           504,
@@ -146,6 +157,16 @@ export class OpenAiTranscriptionService {
     closed.addEventListener('abort', onClose);
     const deadline = setTimeout(() => settle('timeout'), this.config.OPENAI_SYNC_WAIT_TIMEOUT_SECONDS * 1000);
     const poll = setInterval(recheck, STATE_RECHECK_MS);
+    // A shutdown waits for the job until shortly before the grace deadline (a worker in this process may be
+    // finishing it), then answers 503 naming the job instead of holding the drain.
+    let shutdownTimer: NodeJS.Timeout | undefined;
+    const stopDraining = this.shutdown.onDrain(`openai-transcription-${id}`, (graceDeadline) => {
+      shutdownTimer = setTimeout(
+        () => settle('shutdown'),
+        Math.max(0, graceDeadline - Date.now() - SHUTDOWN_ANSWER_MARGIN_MS),
+      );
+      return settled.then(() => undefined);
+    });
     try {
       if (closed.aborted) return 'disconnected';
       recheck();
@@ -155,6 +176,8 @@ export class OpenAiTranscriptionService {
     } finally {
       clearTimeout(deadline);
       clearInterval(poll);
+      clearTimeout(shutdownTimer);
+      stopDraining();
       closed.removeEventListener('abort', onClose);
       unsubscribe();
     }
