@@ -5,7 +5,8 @@ set -euo pipefail
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-packages=(postgresql redis-server ffmpeg pocketsphinx pocketsphinx-en-us sox cmake g++ make)
+# chromium: the dashboard's browser tests (test/browser) and `npm run screenshots` drive it with playwright-core.
+packages=(postgresql redis-server ffmpeg pocketsphinx pocketsphinx-en-us sox cmake g++ make chromium)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

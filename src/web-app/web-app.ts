@@ -21,8 +21,11 @@ export function mountWebApp(app: NestExpressApplication, directory = WEB_APP_DIR
     immutable: true,
     maxAge: '365d',
     index: false,
-    fallthrough: false,
   });
+  // A missing asset is a 404, never index.html (a browser would run the page as a script).
+  const missingAsset = (_request: Request, response: Response): void => {
+    response.status(404).type('text/plain').send('Not Found');
+  };
   const files = express.static(directory, {
     index: false,
     redirect: false,
@@ -33,6 +36,6 @@ export function mountWebApp(app: NestExpressApplication, directory = WEB_APP_DIR
     response.setHeader('Cache-Control', 'no-cache');
     response.sendFile(join(directory, 'index.html'), (error) => error && next(error));
   };
-  app.use(`${WEB_APP_PATH}/assets`, assets);
+  app.use(`${WEB_APP_PATH}/assets`, assets, missingAsset);
   app.use(WEB_APP_PATH, files, sendIndex);
 }

@@ -32,6 +32,21 @@ describe('Dashboard in Chromium (issue 13)', () => {
   });
   afterAll(() => dashboard?.close());
 
+  it('serves the app at /app: index.html for client routes (revalidated), hashed assets cached, its own CSP', async () => {
+    const route = await fetch(`${dashboard.baseUrl}/app/transcriptions/00000000-0000-4000-8000-000000000000`);
+    expect(route.status).toBe(200);
+    expect(route.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(route.headers.get('cache-control')).toBe('no-cache');
+    expect(route.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await route.text();
+    const script = /src="(\/app\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${dashboard.baseUrl}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await fetch(`${dashboard.baseUrl}/app/assets/missing.js`)).status).toBe(404);
+  });
+
   it('signs in, uploads a clip and follows it live, seeks by word, exports docx, manages a key, signs out', async () => {
     const consoleErrors: string[] = [];
     page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));

@@ -3,7 +3,7 @@ import { problemOf } from '../api/session-client';
 import { EXPORT_FORMATS, TranscriptionDetail } from '../api/types';
 import { useLiveProgress } from '../components/live-progress';
 import { StatusBadge } from '../components/status-badge';
-import { activeWordIndex, paragraphs } from '../logic/word-index';
+import { activeWordIndex, Paragraph, paragraphs } from '../logic/word-index';
 import { navigate } from '../router';
 import { useClient } from '../session-context';
 
@@ -35,6 +35,12 @@ export function TranscriptPage({ id }: { id: string }) {
 
   const words = useMemo(() => detail?.resultJson?.words ?? [], [detail]);
   const blocks = useMemo(() => paragraphs(words), [words]);
+  // Speaker labels ("SPEAKER_00", 0, …) get colours in order of first appearance.
+  const speakerColour = useMemo(() => {
+    const order = [...new Set(blocks.map((block) => block.speaker).filter((speaker) => speaker !== null))];
+    return (speaker: Paragraph['speaker']) =>
+      speaker === null ? 'none' : String(order.indexOf(speaker) % 8);
+  }, [blocks]);
   const current = activeWordIndex(words, time);
 
   const seek = (index: number) => {
@@ -150,11 +156,12 @@ export function TranscriptPage({ id }: { id: string }) {
           <p className="muted">{status.status === 'completed' ? 'No words.' : 'Not ready yet.'}</p>
         )}
         {blocks.map((block) => (
-          <p
-            key={block.firstIndex}
-            className={`paragraph speaker-${block.speaker === null ? 'none' : Number(block.speaker) % 8}`}
-          >
-            {block.speaker !== null && <span className="speaker">Speaker {String(block.speaker)}</span>}
+          <p key={block.firstIndex} className={`paragraph speaker-${speakerColour(block.speaker)}`}>
+            {block.speaker !== null && (
+              <span className="speaker">
+                {typeof block.speaker === 'number' ? `Speaker ${block.speaker + 1}` : block.speaker}
+              </span>
+            )}
             {block.words.map((word, offset) => {
               const index = block.firstIndex + offset;
               return (
