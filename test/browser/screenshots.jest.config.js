@@ -8,6 +8,10 @@ const browser = config.projects.find((project) => project.displayName === 'brows
 module.exports = {
   rootDir: '../..',
   projects: [
-    { ...browser, displayName: 'screenshots', testMatch: ['<rootDir>/test/browser/screenshots.browser-task.ts'] },
+    {
+      ...browser,
+      displayName: 'screenshots',
+      testMatch: ['<rootDir>/test/browser/screenshots.browser-task.ts'],
+    },
   ],
 };

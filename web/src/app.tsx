@@ -68,6 +68,12 @@ export function App() {
     return unsubscribe;
   }, [client]);
 
+  // After a client-side navigation, focus moves to the new page's content (as a page load would reset it).
+  const firstRoute = useRef(route);
+  useEffect(() => {
+    if (route !== firstRoute.current) document.getElementById('main')?.focus();
+  }, [route]);
+
   if (session === undefined) return <p className="centered">Loading…</p>;
   if (session === null) {
     return (
