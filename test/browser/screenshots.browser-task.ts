@@ -77,6 +77,9 @@ describe('dashboard screenshots', () => {
 
     await page.getByRole('link', { name: 'Account' }).click();
     await page.getByRole('img', { name: /Minutes transcribed per month/ }).waitFor();
+    await page.getByLabel(/Delete audio after/).fill('30');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
     await shoot('account');
   });
 });

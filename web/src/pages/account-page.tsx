@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { WorkspaceSettings } from '../components/workspace-settings';
 import { useClient } from '../session-context';
 
 interface Balance {
@@ -118,6 +119,7 @@ export function AccountPage() {
           </>
         )}
       </section>
+      <WorkspaceSettings />
     </>
   );
 }
