@@ -29,7 +29,9 @@ class RootLoggerModule {}
     RootLoggerModule,
     LoggerModule.forRootAsync({
       inject: [ROOT_LOGGER],
-      useFactory: (root: Logger) => ({ pinoHttp: httpLogOptions(root) }),
+      // '*path' like the other global middleware: nestjs-pino's default ({path: '*', method: ALL}) mounts a
+      // route, which leaves `request.route` set on requests no handler matched (metrics label them by it).
+      useFactory: (root: Logger) => ({ pinoHttp: httpLogOptions(root), forRoutes: ['*path'] }),
     }),
   ],
   providers: [LogContext],
