@@ -314,6 +314,13 @@ describe('Abuse resistance (issue 9)', () => {
       expect(missing.status).toBe(404);
       expect(missing.headers['cache-control']).toBe('private, no-store');
       expectMatchesSpec(missing, 'getVocabulary');
+      // The dashboard's session cookie authenticates GETs (issue 13): its answers are private too.
+      const session = await t
+        .http()
+        .get('/v1/vocabularies')
+        .set('Cookie', `stt_session=${t.issueToken(userId)}`);
+      expect(session.status).toBe(200);
+      expect(session.headers['cache-control']).toBe('private, no-store');
     });
 
     it("/docs carries a Content-Security-Policy with frame-ancestors 'none'", async () => {

@@ -47,7 +47,7 @@ export const API_POLICY = "default-src 'none'; frame-ancestors 'none'";
 /**
  * Headers of every response, set before anything can answer (routes, the problem filter, /docs, 404s):
  * `nosniff` so a browser never runs a JSON or problem body as script or HTML, a CSP, and for a request that
- * carries a credential `Cache-Control: private, no-store` (a workspace's data must not be kept by shared or
+ * carries a credential (header or cookie) `Cache-Control: private, no-store` (a workspace's data must not be kept by shared or
  * browser caches). Handlers that know better (the SSE stream, the public language list) set their own.
  */
 export function securityHeaders(request: Request, response: Response, next: NextFunction): void {
@@ -65,7 +65,9 @@ export function securityHeaders(request: Request, response: Response, next: Next
   } else {
     response.setHeader('Content-Security-Policy', API_POLICY);
   }
-  if (request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined) {
+  // A cookie counts too: the dashboard's session cookie authenticates GETs such as the audio (Path=/v1).
+  const { authorization, cookie } = request.headers;
+  if (authorization !== undefined || cookie !== undefined || request.headers['x-api-key'] !== undefined) {
     response.setHeader('Cache-Control', 'private, no-store');
   }
   next();
