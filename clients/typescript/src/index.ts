@@ -1,0 +1,4 @@
+export * from './transcription-client';
+export * from './problem';
+export * from './verify-webhook';
+export type { components, paths, operations } from './schema';
