@@ -55,8 +55,14 @@ load_env
 
 node dist/cli.js migrate >/dev/null
 pull_default_model_and_show_tiers
-demo=$(node dist/cli.js workspace:create --name "Demo workspace" --balance 10 --email demo@example.com 2>/dev/null \
-  || node dist/cli.js workspace:create --name "Demo workspace" --balance 10)
+# The demo user signs in to the dashboard (/app) with a fresh password; on a second run the email exists, so
+# the new workspace has no user and the existing demo user gets the new password.
+password=$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 16)
+if ! demo=$(printf '%s' "$password" | node dist/cli.js workspace:create --name "Demo workspace" --balance 10 \
+  --email demo@example.com --password-stdin 2>/dev/null); then
+  demo=$(node dist/cli.js workspace:create --name "Demo workspace" --balance 10)
+  printf '%s' "$password" | node dist/cli.js user:set-password --email demo@example.com >/dev/null
+fi
 api_key=$(node -e 'console.log(JSON.parse(process.argv[1]).apiKey)' "$demo")
 port="${PORT:-3000}"
 cat <<MSG
@@ -68,6 +74,7 @@ Try it:
   curl -H "Authorization: Bearer $api_key" -F file=@test/fixtures/audio/whisper.cpp/jfk.wav http://127.0.0.1:$port/v1/transcriptions
   curl -H "Authorization: Bearer $api_key" http://127.0.0.1:$port/v1/transcriptions
 API reference: http://127.0.0.1:$port/docs   Contract: http://127.0.0.1:$port/openapi.json
+Dashboard:     http://127.0.0.1:$port/app   (demo@example.com / $password)
 
 MSG
 exec node dist/main.js
