@@ -129,6 +129,13 @@ describe('Dashboard sessions (issue 13: login, refresh, logout, sign-up)', () =>
     expectMatchesSpec(response, 'login');
   });
 
+  it('answers 422 validation for an email with a NUL character (PostgreSQL text cannot hold it; was a 500)', async () => {
+    const response = await login({ email: 'a\u0000b@example.com', password: 'whatever it is' });
+    expect(response.status).toBe(422);
+    expectMatchesSpec(response, 'login');
+    expect(Object.keys(response.body.errors.fieldErrors)).toEqual(['email']);
+  });
+
   it('throttles failures per account (429 with Retry-After, from any IP, even with the right password)', async () => {
     const user = await userWithPassword();
     for (let attempt = 0; attempt < 3; attempt++) {

@@ -34,7 +34,24 @@ import {
 } from './fuzz-support';
 
 const RUNS_PER_OPERATION = 70;
-const PUBLIC_OPERATIONS = new Set(['getHealth', 'listLanguages']);
+/** The operations documented with `security: []` (issue 12 readiness, issue 13 sign-in). */
+const PUBLIC_OPERATIONS = new Set([
+  'getHealth',
+  'getReadiness',
+  'listLanguages',
+  'login',
+  'signup',
+  'refreshSession',
+  'logout',
+]);
+/** Dashboard operations (issue 13): a user session only; an API key is refused with 403 `forbidden`. */
+const SESSION_OPERATIONS = new Set([
+  'listApiKeys',
+  'createApiKey',
+  'revokeApiKey',
+  'getAccountSettings',
+  'updateAccountSettings',
+]);
 
 type AuthChoice =
   'key-bearer' | 'key-header' | 'jwt' | 'none' | 'garbage' | 'duplicate' | 'other-workspace-key';
@@ -546,7 +563,10 @@ describe('Contract fuzzing of every operation (paths, queries, headers, JSON bod
 
           const secured = !PUBLIC_OPERATIONS.has(route.operationId);
           const idRoute = resourceKind(route.path) !== null;
-          const authenticated = ['key-bearer', 'key-header', 'jwt', 'duplicate'].includes(request.auth);
+          const sessionOnly = SESSION_OPERATIONS.has(route.operationId);
+          const authenticated = sessionOnly
+            ? request.auth === 'jwt'
+            : ['key-bearer', 'key-header', 'jwt', 'duplicate'].includes(request.auth);
           const body = request.body;
           const wellFormedBody = schema ? body.kind === 'valid' : body.kind === 'none';
           const where = `${sent.method} ${sent.path} [${sent.note}] answered ${response.status} ${response.text?.slice(0, 300)}`;
@@ -567,6 +587,13 @@ describe('Contract fuzzing of every operation (paths, queries, headers, JSON bod
           if (secured && (request.auth === 'none' || request.auth === 'garbage')) {
             const expected =
               body.kind !== 'none' && [400, 413, 415].includes(response.status) ? response.status : 401;
+            expect({ where, status: response.status }).toEqual({ where, status: expected });
+            return;
+          }
+          // A dashboard operation called with an API key is 403, unless the body could not even be read.
+          if (sessionOnly && ['key-bearer', 'key-header', 'other-workspace-key'].includes(request.auth)) {
+            const expected =
+              body.kind !== 'none' && [400, 413, 415].includes(response.status) ? response.status : 403;
             expect({ where, status: response.status }).toEqual({ where, status: expected });
             return;
           }
@@ -593,7 +620,9 @@ describe('Contract fuzzing of every operation (paths, queries, headers, JSON bod
             request.auth !== 'duplicate' &&
             (!idRoute || request.id.kind === 'own') &&
             queryString(request).valid &&
-            !(route.operationId === 'createTranscription')
+            !(route.operationId === 'createTranscription') &&
+            // Generated credentials name no user: a well-formed sign-in is 401 invalid-credentials (or 429).
+            route.operationId !== 'login'
           ) {
             expect(conformsTo(schema, body.value)).toBe(true);
             // `format: uri` is looser than the documented rule (an absolute http(s) URL that resolves).

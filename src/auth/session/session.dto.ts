@@ -6,6 +6,8 @@ export class LoginDto {
   @IsString()
   @MinLength(1)
   @MaxLength(320)
+  // PostgreSQL text cannot hold NUL: refused here (422) rather than failing the lookup (500).
+  @NotContains('\u0000', { message: 'email must not contain NUL characters' })
   email: string;
 
   /** Not checked against the password rules here: a wrong password is 401, never a hint about the rules. */
