@@ -100,13 +100,11 @@ describe('ffmpeg decoder', () => {
     });
     afterAll(() => fs.rmSync(directory, { recursive: true, force: true }));
 
-    it('streams it to PCM within a few seconds', async () => {
-      const started = Date.now();
+    // Speed is measured by bench:decode, not asserted here (a timed test fails on a loaded machine).
+    it('streams it to PCM', async () => {
       const pcm = await decodeToPcm(mp3);
-      const elapsed = Date.now() - started;
       expect(pcm.samples.length / 16000).toBeCloseTo(600, 0);
-      expect(elapsed).toBeLessThan(5000);
-    });
+    }, 60_000);
 
     it('kills ffmpeg and rejects when aborted', async () => {
       const controller = new AbortController();
