@@ -15,6 +15,9 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
+// openapi-typescript-codegen's binary is called `openapi`, like Redocly CLI's: which one node_modules/.bin holds
+// depends on the install order, so its own file is run.
+const codegenCli = join(root, 'node_modules', 'openapi-typescript-codegen', 'bin', 'index.js');
 const work = mkdtempSync(join(tmpdir(), 'client-generators-'));
 const failures = [];
 
@@ -40,7 +43,8 @@ try {
       'ot/schema.d.ts',
     ]),
     '@hey-api/openapi-ts': run('@hey-api/openapi-ts', bin('openapi-ts'), ['-i', 'openapi.yaml', '-o', 'hey']),
-    'openapi-typescript-codegen': run('openapi-typescript-codegen', bin('openapi'), [
+    'openapi-typescript-codegen': run('openapi-typescript-codegen', process.execPath, [
+      codegenCli,
       '--input',
       'openapi.yaml',
       '--output',
