@@ -1,52 +1,36 @@
-import type { JobStatus } from '../logic/job-progress';
-import type { TimedWord } from '../logic/word-index';
+/**
+ * The API's shapes as the dashboard reads them: aliases of the schemas generated from openapi.yaml for the
+ * typed client (clients/typescript/src/schema.d.ts, kept equal to the document by `npm run client:check`), so a
+ * contract change that breaks a page fails `npm run typecheck` instead of the browser.
+ */
+import type { components } from '../../../clients/typescript/src/schema';
 
-export interface TranscriptionSummary {
-  id: string;
-  model: string;
-  status: JobStatus;
-  progress: number;
-  originalFileName: string;
-  duration: number | null;
-  language: string | null;
-  createdOn: string;
-}
-export interface TranscriptionDetail extends TranscriptionSummary {
-  detectedLanguage: string | null;
-  resultText: string | null;
-  wordCount: number | null;
-  speakerCount: number | null;
-  cost: number | null;
-  errorMessage: string | null;
-  resultJson: { words: TimedWord[] } | null;
-  audioDeletedAt?: string | null;
-}
-export interface Page<T> {
-  data: T[];
-  cursor: string | null;
-  hasMore: boolean;
-}
-export interface Vocabulary {
-  id: string;
-  name: string;
-  words: string[];
-  createdOn: string;
-}
-export interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  key?: string;
-}
-export interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  isActive: boolean;
-  secret?: string;
-  createdOn?: string;
-}
-export const EXPORT_FORMATS = ['txt', 'srt', 'vtt', 'json', 'docx'] as const;
-export const MODELS = ['standard', 'premium', 'premium_jade'] as const;
+type Schemas = components['schemas'];
+
+export type TranscriptionSummary = Schemas['Transcription'];
+export type TranscriptionDetail = Schemas['TranscriptionDetail'];
+export type TranscriptionPage = Schemas['TranscriptionPage'];
+export type Vocabulary = Schemas['Vocabulary'];
+export type ApiKey = Schemas['ApiKey'];
+export type CreatedApiKey = Schemas['CreatedApiKey'];
+export type Webhook = Schemas['WebhookEndpoint'];
+export type CreatedWebhook = Schemas['WebhookEndpointWithSecret'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookEventName = Schemas['WebhookEventName'];
+export type Balance = Schemas['BalanceSnapshot'];
+export type Usage = Schemas['Usage'];
+export type UsageMonth = Schemas['UsageMonth'];
+export type AccountSettings = Schemas['AccountSettings'];
+
+export const EXPORT_FORMATS = [
+  'txt',
+  'srt',
+  'vtt',
+  'json',
+  'docx',
+] as const satisfies readonly Schemas['ExportFormat'][];
+export const MODELS = [
+  'standard',
+  'premium',
+  'premium_jade',
+] as const satisfies readonly Schemas['ModelTier'][];

@@ -1,10 +1,6 @@
 import { FormEvent, useEffect, useId, useState } from 'react';
+import { AccountSettings } from '../api/types';
 import { useClient } from '../session-context';
-
-interface Settings {
-  lowBalanceThreshold: number;
-  retention: { audioDays: number | null; transcriptDays: number | null };
-}
 
 /** Empty field = keep forever (null). */
 const days = (value: FormDataEntryValue | null): number | null =>
@@ -14,11 +10,11 @@ const days = (value: FormDataEntryValue | null): number | null =>
 export function WorkspaceSettings() {
   const client = useClient();
   const id = useId();
-  const [settings, setSettings] = useState<Settings | null>(null);
+  const [settings, setSettings] = useState<AccountSettings | null>(null);
   const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
   useEffect(() => {
     client
-      .json<{ data: Settings }>('/v1/account/settings')
+      .json<{ data: AccountSettings }>('/v1/account/settings')
       .then((answer) => setSettings(answer.data))
       .catch((caught: Error) => setMessage({ error: true, text: caught.message }));
   }, [client]);
@@ -31,7 +27,10 @@ export function WorkspaceSettings() {
       retention: { audioDays: days(form.get('audioDays')), transcriptDays: days(form.get('transcriptDays')) },
     };
     try {
-      const answer = await client.json<{ data: Settings }>('/v1/account/settings', { method: 'PATCH', body });
+      const answer = await client.json<{ data: AccountSettings }>('/v1/account/settings', {
+        method: 'PATCH',
+        body,
+      });
       setSettings(answer.data);
       setMessage({ error: false, text: 'Settings saved.' });
     } catch (caught) {

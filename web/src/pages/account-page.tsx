@@ -1,24 +1,7 @@
 import { useEffect, useState } from 'react';
+import { Balance, Usage, UsageMonth } from '../api/types';
 import { WorkspaceSettings } from '../components/workspace-settings';
 import { useClient } from '../session-context';
-
-interface Balance {
-  balance: number;
-  currency?: string;
-  freeTranscriptionsRemaining: number;
-}
-interface UsageMonth {
-  month: string;
-  standardMinutes: number;
-  premiumMinutes: number;
-  standardCost: number;
-  premiumCost: number;
-  count: number;
-}
-interface Usage {
-  months: UsageMonth[];
-  summary: { totalTranscriptions: number; totalMinutes: number; totalCost: number };
-}
 
 /** Minutes per month as inline SVG bars (oldest left); the table below carries the same numbers in text. */
 export function UsageChart({ months }: { months: UsageMonth[] }) {
@@ -73,9 +56,7 @@ export function AccountPage() {
       <section className="card tiles" aria-label="Balance">
         <div>
           <span className="muted">Balance</span>
-          <strong className="big">
-            {balance ? `${balance.balance.toFixed(2)} ${balance.currency ?? 'EUR'}` : '…'}
-          </strong>
+          <strong className="big">{balance ? `${balance.balance.toFixed(2)} EUR` : '…'}</strong>
         </div>
         <div>
           <span className="muted">Free transcriptions left</span>

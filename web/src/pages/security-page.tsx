@@ -1,5 +1,5 @@
 import { FormEvent, useCallback, useEffect, useId, useState } from 'react';
-import { ApiKey } from '../api/types';
+import { ApiKey, CreatedApiKey } from '../api/types';
 import { CopyButton } from '../components/copy-button';
 import { useClient } from '../session-context';
 
@@ -9,7 +9,7 @@ export function SecurityPage() {
   const client = useClient();
   const id = useId();
   const [keys, setKeys] = useState<ApiKey[]>([]);
-  const [created, setCreated] = useState<ApiKey | null>(null);
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [error, setError] = useState<string | null>(null);
   const load = useCallback(() => {
     client
@@ -24,7 +24,10 @@ export function SecurityPage() {
     const form = event.currentTarget;
     const name = String(new FormData(form).get('name')).trim();
     try {
-      const answer = await client.json<{ data: ApiKey }>('/v1/api-keys', { method: 'POST', body: { name } });
+      const answer = await client.json<{ data: CreatedApiKey }>('/v1/api-keys', {
+        method: 'POST',
+        body: { name },
+      });
       setCreated(answer.data);
       setError(null);
       form.reset();

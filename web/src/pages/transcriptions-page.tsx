@@ -1,5 +1,5 @@
 import { DragEvent, FormEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
-import { MODELS, Page, TranscriptionSummary, Vocabulary } from '../api/types';
+import { MODELS, TranscriptionPage, TranscriptionSummary, Vocabulary } from '../api/types';
 import { uploadTranscription } from '../api/upload';
 import { useLiveProgress } from '../components/live-progress';
 import { StatusBadge } from '../components/status-badge';
@@ -151,7 +151,7 @@ export function TranscriptionsPage() {
     if (current) query.set('cursor', current);
     let stale = false;
     client
-      .json<Page<TranscriptionSummary>>(`/v1/transcriptions?${query}`)
+      .json<TranscriptionPage>(`/v1/transcriptions?${query}`)
       .then((page) => {
         if (stale) return;
         setItems(page.data);

@@ -1,25 +1,21 @@
 import { FormEvent, useCallback, useEffect, useId, useState } from 'react';
-import { Webhook } from '../api/types';
+import { CreatedWebhook, Webhook, WebhookDelivery, WebhookEventName } from '../api/types';
 import { CopyButton } from '../components/copy-button';
 import { useClient } from '../session-context';
 
-const EVENTS = ['transcription.completed', 'transcription.failed', 'balance.low'];
-
-interface Delivery {
-  id: string;
-  event: string;
-  status: string;
-  attempts: { statusCode?: number | null; at?: string }[];
-  createdOn: string;
-}
+const EVENTS = [
+  'transcription.completed',
+  'transcription.failed',
+  'balance.low',
+] as const satisfies readonly WebhookEventName[];
 
 function Deliveries({ webhook }: { webhook: Webhook }) {
   const client = useClient();
-  const [items, setItems] = useState<Delivery[] | null>(null);
+  const [items, setItems] = useState<WebhookDelivery[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     client
-      .json<{ data: Delivery[] }>(`/v1/webhooks/${webhook.id}/deliveries`)
+      .json<{ data: WebhookDelivery[] }>(`/v1/webhooks/${webhook.id}/deliveries`)
       .then((answer) => setItems(answer.data))
       .catch((caught: Error) => setError(caught.message));
   }, [client, webhook.id]);
@@ -57,7 +53,7 @@ export function WebhooksPage() {
   const client = useClient();
   const id = useId();
   const [items, setItems] = useState<Webhook[]>([]);
-  const [created, setCreated] = useState<Webhook | null>(null);
+  const [created, setCreated] = useState<CreatedWebhook | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const load = useCallback(() => {
@@ -74,7 +70,7 @@ export function WebhooksPage() {
     const data = new FormData(form);
     const body = { url: String(data.get('url')).trim(), events: data.getAll('events').map(String) };
     try {
-      const answer = await client.json<{ data: Webhook }>('/v1/webhooks', { method: 'POST', body });
+      const answer = await client.json<{ data: CreatedWebhook }>('/v1/webhooks', { method: 'POST', body });
       setCreated(answer.data);
       setError(null);
       form.reset();
