@@ -14,7 +14,7 @@ const json = (status: number, body: unknown) =>
 function server(options: { refreshes: Response[]; valid: string[] }) {
   const calls: { path: string; auth: string | null }[] = [];
   const fetchImpl = async (input: RequestInfo | URL, init?: RequestInit) => {
-    const path = String(input);
+    const path = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const auth = new Headers(init?.headers).get('Authorization');
     calls.push({ path, auth });
     if (path === '/v1/auth/refresh') return options.refreshes.shift() ?? json(401, {});
@@ -23,7 +23,7 @@ function server(options: { refreshes: Response[]; valid: string[] }) {
       ? json(200, { ok: true })
       : json(401, { type: 'x/unauthorized' });
   };
-  return { calls, fetchImpl: fetchImpl as typeof fetch };
+  return { calls, fetchImpl };
 }
 
 describe('SessionClient', () => {

@@ -17,10 +17,10 @@ describe('SignInForm', () => {
       workspace: { id: 'w', name: 'W' },
     };
     const bodies: unknown[] = [];
-    const client = new SessionClient((async (_input: RequestInfo | URL, init?: RequestInit) => {
-      bodies.push(JSON.parse(String(init?.body)));
+    const client = new SessionClient(async (_input: RequestInfo | URL, init?: RequestInit) => {
+      bodies.push(JSON.parse(typeof init?.body === 'string' ? init.body : ''));
       return answer(200, { data: session });
-    }) as typeof fetch);
+    });
     let signedIn: Session | null = null;
     render(<SignInForm client={client} onSignedIn={(s) => (signedIn = s)} />);
     fireEvent.change(screen.getByLabelText('Email'), { target: { value: 'a@b.example' } });
@@ -32,11 +32,12 @@ describe('SignInForm', () => {
   });
 
   it('shows one message for a wrong email or password, as an alert', async () => {
-    const client = new SessionClient((async () =>
+    const client = new SessionClient(async () =>
       answer(401, {
         type: 'https://x/problems/invalid-credentials',
         title: 'Invalid credentials',
-      })) as typeof fetch);
+      }),
+    );
     render(<SignInForm client={client} onSignedIn={() => undefined} />);
     fireEvent.change(screen.getByLabelText('Email'), { target: { value: 'a@b.example' } });
     fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'wrong' } });

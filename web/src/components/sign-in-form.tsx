@@ -1,5 +1,6 @@
 import { FormEvent, useId, useState } from 'react';
 import { ApiError, Session, SessionClient } from '../api/session-client';
+import { textField } from '../logic/form-fields';
 
 export function SignInForm({
   client,
@@ -17,7 +18,7 @@ export function SignInForm({
     setBusy(true);
     setError(null);
     try {
-      onSignedIn(await client.signIn(String(form.get('email')), String(form.get('password'))));
+      onSignedIn(await client.signIn(textField(form, 'email'), textField(form, 'password')));
     } catch (caught) {
       setError(
         caught instanceof ApiError && caught.status === 401
@@ -31,7 +32,11 @@ export function SignInForm({
     }
   };
   return (
-    <form className="stack" onSubmit={submit} aria-describedby={error ? `${id}-error` : undefined}>
+    <form
+      className="stack"
+      onSubmit={(event) => void submit(event)}
+      aria-describedby={error ? `${id}-error` : undefined}
+    >
       <label htmlFor={`${id}-email`}>Email</label>
       <input id={`${id}-email`} name="email" type="email" autoComplete="username" required autoFocus />
       <label htmlFor={`${id}-password`}>Password</label>

@@ -1,10 +1,10 @@
 import { FormEvent, useEffect, useId, useState } from 'react';
 import { AccountSettings } from '../api/types';
 import { useClient } from '../session-context';
+import { textField } from '../logic/form-fields';
 
 /** Empty field = keep forever (null). */
-const days = (value: FormDataEntryValue | null): number | null =>
-  String(value ?? '').trim() === '' ? null : Number(value);
+const days = (value: string): number | null => (value.trim() === '' ? null : Number(value));
 
 /** Low-balance threshold and retention (GET/PATCH /v1/account/settings, session only). */
 export function WorkspaceSettings() {
@@ -23,8 +23,11 @@ export function WorkspaceSettings() {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const body = {
-      lowBalanceThreshold: Number(form.get('lowBalanceThreshold')),
-      retention: { audioDays: days(form.get('audioDays')), transcriptDays: days(form.get('transcriptDays')) },
+      lowBalanceThreshold: Number(textField(form, 'lowBalanceThreshold')),
+      retention: {
+        audioDays: days(textField(form, 'audioDays')),
+        transcriptDays: days(textField(form, 'transcriptDays')),
+      },
     };
     try {
       const answer = await client.json<{ data: AccountSettings }>('/v1/account/settings', {
@@ -40,7 +43,7 @@ export function WorkspaceSettings() {
 
   if (!settings) return message ? <p className="error">{message.text}</p> : null;
   return (
-    <form className="card stack" onSubmit={save} aria-labelledby={`${id}-title`}>
+    <form className="card stack" onSubmit={(event) => void save(event)} aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Workspace settings</h2>
       <div className="grid">
         <div className="field">

@@ -2,6 +2,7 @@ import { FormEvent, useCallback, useEffect, useId, useState } from 'react';
 import { ApiKey, CreatedApiKey } from '../api/types';
 import { CopyButton } from '../components/copy-button';
 import { useClient } from '../session-context';
+import { textField } from '../logic/form-fields';
 
 const date = (value: string | null) => (value ? new Date(value).toLocaleString() : 'never');
 
@@ -22,7 +23,7 @@ export function SecurityPage() {
   const create = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
-    const name = String(new FormData(form).get('name')).trim();
+    const name = textField(new FormData(form), 'name').trim();
     try {
       const answer = await client.json<{ data: CreatedApiKey }>('/v1/api-keys', {
         method: 'POST',
@@ -52,7 +53,7 @@ export function SecurityPage() {
       <h1>Security</h1>
       <section className="card stack" aria-labelledby={`${id}-create`}>
         <h2 id={`${id}-create`}>Create an API key</h2>
-        <form className="inline-form" onSubmit={create}>
+        <form className="inline-form" onSubmit={(event) => void create(event)}>
           <label htmlFor={`${id}-name`}>Key name</label>
           <input id={`${id}-name`} name="name" required maxLength={100} />
           <button type="submit" className="primary">

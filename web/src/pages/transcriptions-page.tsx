@@ -13,6 +13,7 @@ import {
 } from '../logic/cursor-paging';
 import { BASE, navigate } from '../router';
 import { useClient } from '../session-context';
+import { textField } from '../logic/form-fields';
 
 function UploadForm({ onUploaded }: { onUploaded: () => void }) {
   const client = useClient();
@@ -47,7 +48,7 @@ function UploadForm({ onUploaded }: { onUploaded: () => void }) {
     const form = new FormData(event.currentTarget);
     const fields: Record<string, string> = {};
     for (const name of ['model', 'language', 'vocabulary_id', 'num_speakers'])
-      fields[name] = String(form.get(name) ?? '');
+      fields[name] = textField(form, name);
     setMessage(null);
     setProgress(0);
     try {
@@ -64,7 +65,7 @@ function UploadForm({ onUploaded }: { onUploaded: () => void }) {
   };
 
   return (
-    <form className="card stack" onSubmit={submit} aria-labelledby={`${id}-title`}>
+    <form className="card stack" onSubmit={(event) => void submit(event)} aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>New transcription</h2>
       <div
         className={`drop-zone${dragging ? ' dragging' : ''}`}
@@ -167,7 +168,7 @@ export function TranscriptionsPage() {
   const applyFilters = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    setFilters({ status: String(form.get('status')), search: String(form.get('search')).trim() });
+    setFilters({ status: textField(form, 'status'), search: textField(form, 'search').trim() });
     setPaging(firstPage());
   };
   const reload = useCallback(() => {

@@ -1,6 +1,7 @@
 import { FormEvent, useCallback, useEffect, useId, useState } from 'react';
 import { Vocabulary } from '../api/types';
 import { useClient } from '../session-context';
+import { textField } from '../logic/form-fields';
 
 const splitWords = (text: string) =>
   text
@@ -26,7 +27,7 @@ export function VocabulariesPage() {
     event.preventDefault();
     const form = event.currentTarget;
     const data = new FormData(form);
-    const body = { name: String(data.get('name')).trim(), words: splitWords(String(data.get('words'))) };
+    const body = { name: textField(data, 'name').trim(), words: splitWords(textField(data, 'words')) };
     try {
       if (editing) await client.json(`/v1/vocabularies/${editing.id}`, { method: 'PUT', body });
       else await client.json('/v1/vocabularies', { method: 'POST', body });
@@ -51,7 +52,12 @@ export function VocabulariesPage() {
   return (
     <>
       <h1>Vocabularies</h1>
-      <form key={editing?.id ?? 'new'} className="card stack" onSubmit={save} aria-labelledby={`${id}-form`}>
+      <form
+        key={editing?.id ?? 'new'}
+        className="card stack"
+        onSubmit={(event) => void save(event)}
+        aria-labelledby={`${id}-form`}
+      >
         <h2 id={`${id}-form`}>{editing ? `Edit “${editing.name}”` : 'New vocabulary'}</h2>
         <label htmlFor={`${id}-name`}>Name</label>
         <input id={`${id}-name`} name="name" required defaultValue={editing?.name} />

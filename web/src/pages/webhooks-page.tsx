@@ -2,6 +2,7 @@ import { FormEvent, useCallback, useEffect, useId, useState } from 'react';
 import { CreatedWebhook, Webhook, WebhookDelivery, WebhookEventName } from '../api/types';
 import { CopyButton } from '../components/copy-button';
 import { useClient } from '../session-context';
+import { textField, textFields } from '../logic/form-fields';
 
 const EVENTS = [
   'transcription.completed',
@@ -68,7 +69,7 @@ export function WebhooksPage() {
     event.preventDefault();
     const form = event.currentTarget;
     const data = new FormData(form);
-    const body = { url: String(data.get('url')).trim(), events: data.getAll('events').map(String) };
+    const body = { url: textField(data, 'url').trim(), events: textFields(data, 'events') };
     try {
       const answer = await client.json<{ data: CreatedWebhook }>('/v1/webhooks', { method: 'POST', body });
       setCreated(answer.data);
@@ -92,7 +93,7 @@ export function WebhooksPage() {
   return (
     <>
       <h1>Webhooks</h1>
-      <form className="card stack" onSubmit={create} aria-labelledby={`${id}-form`}>
+      <form className="card stack" onSubmit={(event) => void create(event)} aria-labelledby={`${id}-form`}>
         <h2 id={`${id}-form`}>New endpoint</h2>
         <label htmlFor={`${id}-url`}>Endpoint URL (https)</label>
         <input id={`${id}-url`} name="url" type="url" required placeholder="https://example.com/hooks" />
