@@ -113,4 +113,41 @@ describe('Dashboard in Chromium (issue 13)', () => {
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(consoleErrors.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
   });
+
+  it('asks to sign in again over the page when the session ran out, then finishes what the user was doing', async () => {
+    await page.goto(`${dashboard.baseUrl}/app/vocabularies`);
+    await page.getByLabel('Email').fill(dashboard.email);
+    await page.getByLabel('Password').fill(dashboard.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Vocabularies', level: 1 }).waitFor();
+    await page.getByLabel('Name').fill('Typed before expiry');
+    await page.getByLabel(/^Words and phrases/).fill('Kubernetes, gRPC');
+
+    // The session runs out: the refresh cookie is gone and the token in memory is no longer accepted (the
+    // server's real 401 for a token it cannot verify, here by sending one it never issued, once).
+    await dashboard.context.clearCookies();
+    let staleTokenSent = false;
+    await page.route('**/v1/vocabularies', async (route) => {
+      if (staleTokenSent || route.request().method() !== 'POST') return route.continue();
+      staleTokenSent = true;
+      await route.continue({
+        headers: { ...route.request().headers(), authorization: 'Bearer expired.token.x' },
+      });
+    });
+    await page.getByRole('button', { name: 'Create vocabulary' }).click();
+
+    const dialog = page.getByRole('dialog', { name: 'Your session has expired' });
+    await dialog.waitFor();
+    await dialog.getByLabel('Email').fill(dashboard.email);
+    await dialog.getByLabel('Password').fill(dashboard.password);
+    await dialog.getByRole('button', { name: 'Sign in' }).click();
+    await dialog.waitFor({ state: 'detached' });
+
+    // The same page, and the request the user made was retried with the new session.
+    expect(staleTokenSent).toBe(true);
+    expect(new URL(page.url()).pathname).toBe('/app/vocabularies');
+    const saved = page.getByRole('listitem').filter({ hasText: 'Typed before expiry' });
+    await saved.getByText('Kubernetes, gRPC').waitFor();
+    await page.unroute('**/v1/vocabularies');
+  });
 });
