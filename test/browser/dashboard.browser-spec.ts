@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
@@ -86,6 +87,28 @@ describe('Dashboard in Chromium (issue 13)', () => {
     expect(currentTime).toBeCloseTo(target.start, 3);
     expect(await words.first().getAttribute('aria-current')).toBe('true');
 
+    // Keyboard: from the focused word, two steps right and Enter seek to the fifth word after the first
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Enter');
+    const audio = page.locator('audio');
+    const playerTime = () => audio.evaluate((element) => (element as HTMLAudioElement).currentTime);
+    expect(await playerTime()).toBeCloseTo(detail.resultJson.words[5].start, 3);
+
+    // Playing: the highlighted word follows the player
+    await audio.evaluate((element) => (element as HTMLAudioElement).play());
+    await page.waitForFunction(
+      (after) => (document.querySelector('audio') as HTMLAudioElement).currentTime > after + 1,
+      detail.resultJson.words[5].start,
+    );
+    await audio.evaluate((element) => (element as HTMLAudioElement).pause());
+    const pausedAt = await playerTime();
+    const spoken = detail.resultJson.words.filter((word) => word.start <= pausedAt).pop();
+    await page
+      .locator('[aria-current="true"]')
+      .and(page.getByRole('button', { name: `${spoken?.word}, ${spoken?.start.toFixed(2)} seconds` }))
+      .waitFor();
+
     // Export docx: a real download
     const [download] = await Promise.all([
       page.waitForEvent('download'),
@@ -112,6 +135,58 @@ describe('Dashboard in Chromium (issue 13)', () => {
     await page.reload();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(consoleErrors.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
+  });
+
+  it('takes a dropped file with an upload progress bar, then finds it by searching', async () => {
+    await page.goto(`${dashboard.baseUrl}/app/`);
+    await page.getByLabel('Email').fill(dashboard.email);
+    await page.getByLabel('Password').fill(dashboard.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Transcriptions', level: 1 }).waitFor();
+
+    // A real drop event carrying the clip as a File, as a desktop drag would deliver it
+    const dataTransfer = await page.evaluateHandle((base64) => {
+      const bytes = Uint8Array.from(atob(base64), (character) => character.charCodeAt(0));
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([bytes], 'dropped meeting.wav', { type: 'audio/wav' }));
+      return transfer;
+    }, readFileSync(CLIP).toString('base64'));
+    await page.locator('.drop-zone').dispatchEvent('drop', { dataTransfer });
+    await page.getByText('Selected: dropped meeting.wav').waitFor();
+
+    // Upload at 64 KB/s (Chromium's network emulation) so the progress bar can be seen moving
+    const cdp = await dashboard.context.newCDPSession(page);
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 64 * 1024,
+    });
+    await page.getByRole('button', { name: 'Upload and transcribe' }).click();
+    const bar = page.getByRole('progressbar', { name: 'Upload progress' });
+    await page.waitForFunction(() => {
+      const progress = document.querySelector('progress');
+      return progress !== null && progress.value > 0.1 && progress.value < 0.9;
+    });
+    await page.getByRole('status').filter({ hasText: 'Uploaded dropped meeting.wav.' }).waitFor();
+    await bar.waitFor({ state: 'detached' });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
+    await cdp.detach();
+
+    // Search narrows the list to the dropped file (the first test's jfk.wav is left out)
+    await page.getByRole('listitem').filter({ hasText: 'jfk.wav' }).first().waitFor();
+    await page.getByLabel('Search').fill('dropped');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByRole('listitem').filter({ hasText: 'jfk.wav' }).first().waitFor({ state: 'detached' });
+    const rows = page.getByRole('list').last().getByRole('listitem');
+    expect(await rows.allTextContents()).toEqual([expect.stringContaining('dropped meeting.wav')]);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
   });
 
   it('asks to sign in again over the page when the session ran out, then finishes what the user was doing', async () => {
