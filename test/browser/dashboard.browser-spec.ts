@@ -6,6 +6,11 @@ import type { Page } from 'playwright-core';
 import { Dashboard, startDashboard } from './browser-harness';
 
 const run = promisify(execFile);
+
+// Browser-side names used inside page.evaluate callbacks (this project's tsconfig has no DOM library).
+type Player = { currentTime: number; play: () => Promise<void>; pause: () => void };
+declare const DataTransfer: new () => { items: { add: (file: File) => void } };
+declare const document: { querySelector: (selector: string) => unknown };
 const CLIP = join(__dirname, '..', 'fixtures', 'audio', 'whisper.cpp', 'jfk.wav');
 
 /** HTTP status of a curl call with an API key (the way a user's script would use the key). */
@@ -92,16 +97,16 @@ describe('Dashboard in Chromium (issue 13)', () => {
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('Enter');
     const audio = page.locator('audio');
-    const playerTime = () => audio.evaluate((element) => (element as HTMLAudioElement).currentTime);
+    const playerTime = () => audio.evaluate((element) => (element as unknown as Player).currentTime);
     expect(await playerTime()).toBeCloseTo(detail.resultJson.words[5].start, 3);
 
     // Playing: the highlighted word follows the player
-    await audio.evaluate((element) => (element as HTMLAudioElement).play());
+    await audio.evaluate((element) => (element as unknown as Player).play());
     await page.waitForFunction(
-      (after) => (document.querySelector('audio') as HTMLAudioElement).currentTime > after + 1,
+      (after) => (document.querySelector('audio') as Player).currentTime > after + 1,
       detail.resultJson.words[5].start,
     );
-    await audio.evaluate((element) => (element as HTMLAudioElement).pause());
+    await audio.evaluate((element) => (element as unknown as Player).pause());
     const pausedAt = await playerTime();
     const spoken = detail.resultJson.words.filter((word) => word.start <= pausedAt).pop();
     await page
@@ -165,7 +170,7 @@ describe('Dashboard in Chromium (issue 13)', () => {
     await page.getByRole('button', { name: 'Upload and transcribe' }).click();
     const bar = page.getByRole('progressbar', { name: 'Upload progress' });
     await page.waitForFunction(() => {
-      const progress = document.querySelector('progress');
+      const progress = document.querySelector('progress') as { value: number } | null;
       return progress !== null && progress.value > 0.1 && progress.value < 0.9;
     });
     await page.getByRole('status').filter({ hasText: 'Uploaded dropped meeting.wav.' }).waitFor();
