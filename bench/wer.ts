@@ -127,7 +127,7 @@ function measureCli(clip: Clip, directory: string): Measurement {
 const singleSpeaker = new SingleSpeakerDiarizer();
 
 function request(audioPath: string): TranscribeRequest {
-  return { audioPath, model: 'standard', language: 'en', vocabulary: [], speakers: {} };
+  return { audioPath, model: 'standard', language: 'en', vocabulary: [], prompt: null, speakers: {} };
 }
 
 /** One run of an in-process engine (the pipeline, or the engine child through its runner) on a clip. */

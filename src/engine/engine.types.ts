@@ -85,6 +85,8 @@ export interface TranscribeRequest {
   language: string;
   /** Custom words that should reach the recogniser. */
   vocabulary: string[];
+  /** The caller's free-text initial prompt (the OpenAI-compatible route's `prompt`); null when none. */
+  prompt: string | null;
   speakers: SpeakerHints;
 }
 
@@ -124,6 +126,8 @@ export interface RecognitionChunk {
 export interface RecognitionOptions {
   language: string;
   vocabulary: string[];
+  /** Free-text initial prompt; Whisper-family recognisers read it, PocketSphinx has no such input. */
+  prompt?: string | null;
   signal: AbortSignal;
 }
 

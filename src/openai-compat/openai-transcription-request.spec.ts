@@ -47,15 +47,23 @@ describe('readOpenAiTranscriptionRequest', () => {
     });
   });
 
-  it('accepts and ignores prompt, temperature and unknown OpenAI fields; passes language on', () => {
+  it('keeps prompt for the job, ignores temperature and unknown OpenAI fields; passes language on', () => {
     expect(
       readOpenAiTranscriptionRequest({
-        prompt: 'x',
+        prompt: 'Quarterly review with Kubernetes and gRPC.',
         temperature: '0.3',
         include: 'logprobs',
         language: 'EN',
       }),
-    ).toMatchObject({ options: { language: 'en' } });
+    ).toMatchObject({ options: { language: 'en', prompt: 'Quarterly review with Kubernetes and gRPC.' } });
+    expect(readOpenAiTranscriptionRequest({}).options.prompt).toBeNull();
+    expect(readOpenAiTranscriptionRequest({ prompt: '  ' }).options.prompt).toBeNull();
+    expect(readOpenAiTranscriptionRequest({ prompt: 'é'.repeat(4000) }).options.prompt).toHaveLength(4000);
+  });
+
+  it('refuses a prompt over 4000 characters or one that cannot be stored, naming it', () => {
+    expect(refusal({ prompt: 'a'.repeat(4001) })).toMatchObject({ status: 400, param: 'prompt' });
+    expect(refusal({ prompt: 'a\u0000b' })).toMatchObject({ status: 400, param: 'prompt' });
   });
 
   it('refuses an unknown response_format, granularity, stream=true and language, naming the field', () => {

@@ -1,5 +1,6 @@
 import { MODEL_TIERS } from '../common/model-tier-catalogue';
 import type { ModelTier } from '../engine/engine.types';
+import { codePointLength, unstorableTextReason } from '../common/validation/stored-text';
 import { parseUploadOptions, type UploadOptions } from '../transcriptions/upload/upload-options';
 import { OpenAiApiError } from './openai-error';
 
@@ -21,10 +22,14 @@ export interface OpenAiTranscriptionRequest {
 const invalid = (param: string, message: string, code: string | null = null): OpenAiApiError =>
   new OpenAiApiError(400, message, 'invalid_request_error', code, param);
 
+/** The longest `prompt` kept on a job; the recogniser reads at most its end (the tier's prompt budget). */
+export const MAX_OPENAI_PROMPT_CHARS = 4000;
+
 /**
- * Reads OpenAI's form fields. `prompt` and `temperature` are accepted and ignored (our recognisers take no
- * initial prompt; decoding is deterministic); other unknown fields are ignored too, as newer SDKs send
- * parameters this route does not know. `stream=true` is refused: the answer is never streamed.
+ * Reads OpenAI's form fields. `prompt` becomes the job's initial prompt for Whisper-family recognisers
+ * (PocketSphinx, the standard tier's default, has no such input). `temperature` is accepted and ignored
+ * (decoding is deterministic); other unknown fields are ignored too, as newer SDKs send parameters this route
+ * does not know. `stream=true` is refused: the answer is never streamed.
  */
 export function readOpenAiTranscriptionRequest(fields: Record<string, string>): OpenAiTranscriptionRequest {
   const responseFormat = fields.response_format?.trim() || 'json';
@@ -46,11 +51,21 @@ export function readOpenAiTranscriptionRequest(fields: Record<string, string>): 
     ...(fields.language !== undefined ? { language: fields.language } : {}),
   });
   return {
-    options,
+    options: { ...options, prompt: readPrompt(fields.prompt) },
     responseFormat: responseFormat as OpenAiResponseFormat,
     words: granularities.has('word'),
     segments: granularities.size === 0 || granularities.has('segment'),
   };
+}
+
+function readPrompt(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const unstorable = unstorableTextReason(raw);
+  if (unstorable) throw invalid('prompt', `prompt ${unstorable}.`);
+  if (codePointLength(raw) > MAX_OPENAI_PROMPT_CHARS) {
+    throw invalid('prompt', `prompt must be at most ${MAX_OPENAI_PROMPT_CHARS} characters.`);
+  }
+  return raw;
 }
 
 /** `whisper-1` is the standard tier, a tier name is itself; no model at all is the default tier too. */

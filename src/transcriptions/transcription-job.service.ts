@@ -71,6 +71,7 @@ export class TranscriptionJobService {
             model: transcription.model,
             language: transcription.language ?? 'auto',
             vocabulary: transcription.vocabulary,
+            prompt: transcription.prompt,
             speakers: transcription.speakerHints,
           },
           {

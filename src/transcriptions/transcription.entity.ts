@@ -85,6 +85,10 @@ export class Transcription {
   @Column({ type: 'jsonb', default: () => "'[]'" })
   vocabulary: string[];
 
+  /** The caller's free-text initial prompt (OpenAI-compatible route only); null when none. */
+  @Column({ type: 'text', nullable: true })
+  prompt: string | null;
+
   @Column({ name: 'speaker_hints', type: 'jsonb', default: () => "'{}'" })
   speakerHints: SpeakerHints;
 

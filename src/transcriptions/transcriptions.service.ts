@@ -85,6 +85,7 @@ export class TranscriptionsService {
           storageKey: upload.storageKey,
           language: options.language === 'auto' ? null : options.language,
           vocabulary,
+          prompt: options.prompt,
           speakerHints: options.speakers,
           metadata: options.metadata,
           usesFreeTranscription: usesFree,

@@ -1,6 +1,8 @@
+import { createReadStream } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import OpenAI from 'openai';
 import { syntheticWhisperModel } from '../support/whisper-cpp/synthetic-whisper-model';
 import { testAudio } from '../support/shared-paths';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -18,12 +20,15 @@ describe('Configured engines per tier', () => {
   let apiKey: string;
   let openAiServer: Server;
   const openAiRequests: string[] = [];
+  /** The `prompt` form field of each request the OpenAI-compatible server got (null when absent). */
+  const openAiPrompts: (string | null)[] = [];
 
   beforeAll(async () => {
     openAiServer = createServer((request, response) => {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString('latin1')));
       request.on('end', () => {
+        openAiPrompts.push(/name="prompt"\r\n\r\n([^]*?)\r\n--/.exec(body)?.[1] ?? null);
         openAiRequests.push(
           `${request.method} ${request.url} ${request.headers.authorization ?? ''} ${body.includes('name="model"') ? 'model' : ''}`,
         );
@@ -91,5 +96,30 @@ describe('Configured engines per tier', () => {
     const { body } = await waitForTerminal(t, apiKey, created.body.data.id);
     expect(body.data.resultText).toMatch(/forward/);
     expect(body.data.resultText).not.toMatch(/w100/);
+  });
+
+  it('the OpenAI-compatible route passes its prompt to the recogniser; a native upload its vocabulary', async () => {
+    await t.app.listen(0, '127.0.0.1');
+    const { port } = t.app.getHttpServer().address() as AddressInfo;
+    const sdk = new OpenAI({ apiKey, baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+    openAiPrompts.length = 0;
+    const prompt = 'Robot drill, \u201cgo forward\u201d — ten meters.';
+    const text = await sdk.audio.transcriptions.create({
+      file: createReadStream(testAudio('pocketsphinx/goforward.wav')),
+      model: 'premium_jade',
+      prompt,
+      response_format: 'text',
+    });
+    expect(text).toContain('forward');
+    // The file is one chunk, so one request upstream, carrying the prompt exactly (UTF-8 in the form).
+    expect(openAiPrompts.map((raw) => raw && Buffer.from(raw, 'latin1').toString('utf8'))).toEqual([prompt]);
+
+    // A native upload sends no prompt: only its vocabulary reaches the recogniser.
+    const created = await upload(t, apiKey, testAudio('pocketsphinx/goforward.wav'), {
+      model: 'premium_jade',
+      vocabulary: JSON.stringify(['Kubernetes', 'gRPC']),
+    });
+    await waitForTerminal(t, apiKey, created.body.data.id);
+    expect(openAiPrompts.slice(1)).toEqual(['Kubernetes, gRPC']);
   });
 });

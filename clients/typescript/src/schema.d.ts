@@ -413,8 +413,8 @@ export interface paths {
          *     exists names it and carries `x-should-retry: false`, so the SDK does not upload (and pay) again.
          *
          *     **Fields.** `model`: `whisper-1` is the `standard` tier, a tier name is itself, no model is `standard`,
-         *     anything else is 400 `model_not_found`. `prompt` and `temperature` are accepted and ignored (the
-         *     recognisers take no initial prompt; decoding is deterministic). Other fields OpenAI defines are
+         *     anything else is 400 `model_not_found`. `prompt` is the Whisper initial prompt (see the field);
+         *     `temperature` is accepted and ignored (decoding is deterministic). Other fields OpenAI defines are
          *     ignored, except `stream=true` (400). No `Idempotency-Key` handling on this route.
          *
          *     **Errors** are OpenAI's `{"error": {"message", "type", "param", "code"}}` (`OpenAiError`), never
@@ -1339,7 +1339,7 @@ export interface components {
              * @example en
              */
             language?: string;
-            /** @description Accepted and ignored (the recognisers take no initial prompt). */
+            /** @description Text that should come before the audio (spellings, names, style), as at OpenAI. Kept on the job and given to Whisper-family recognisers (whisper.cpp, an OpenAI-compatible engine) as their initial prompt, after the job's vocabulary; at most its last 800 characters (about Whisper's 224 prompt tokens) are used. PocketSphinx, the `standard` tier's default recogniser, has no such input and ignores it. Over 4000 characters, or containing NUL: 400 with `param: prompt`. */
             prompt?: string;
             /**
              * @default json

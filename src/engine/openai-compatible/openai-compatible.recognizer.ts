@@ -6,7 +6,7 @@ import {
   RecognitionOutput,
   Recognizer,
 } from '../engine.types';
-import { buildVocabularyPrompt } from '../whisper-cpp/vocabulary-prompt.builder';
+import { buildInitialPrompt } from '../whisper-cpp/initial-prompt.builder';
 import { encodeWav16kMono } from '../whisper-cpp/wav.encoder';
 import { isWhisperLanguage, toWhisperEngineLanguage } from '../whisper-cpp/whisper-language.codes';
 import { toFileTime } from '../whisper-cpp/whisper-token.merger';
@@ -57,8 +57,9 @@ export class OpenAiCompatibleRecognizer implements Recognizer {
     form.append('timestamp_granularities[]', 'segment');
     // OpenAI's convention: no language field means "detect it".
     if (language !== 'auto') form.append('language', toWhisperEngineLanguage(language));
-    const prompt = buildVocabularyPrompt(
+    const prompt = buildInitialPrompt(
       options.vocabulary,
+      options.prompt,
       this.settings.maxPromptChars ?? DEFAULT_MAX_PROMPT_CHARS,
     );
     if (prompt !== '') form.append('prompt', prompt);

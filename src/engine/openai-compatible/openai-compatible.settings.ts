@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_PROMPT_CHARS } from '../whisper-cpp/vocabulary-prompt.builder';
+import { DEFAULT_MAX_PROMPT_CHARS } from '../whisper-cpp/initial-prompt.builder';
 
 /**
  * A remote OpenAI-compatible transcription server (OpenAI itself, speaches, vLLM, whisper.cpp's server, ...).

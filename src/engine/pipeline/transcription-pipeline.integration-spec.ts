@@ -29,6 +29,7 @@ describe('TranscriptionPipeline', () => {
     model: 'standard',
     language: 'auto',
     vocabulary: [],
+    prompt: null,
     speakers: {},
     ...extra,
   });

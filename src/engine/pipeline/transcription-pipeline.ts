@@ -96,7 +96,7 @@ export class TranscriptionPipeline {
       await tasks.run(async () => {
         const output = await recognizer.recognize(
           { samples, offset: chunk.start },
-          { language: request.language, vocabulary: request.vocabulary, signal },
+          { language: request.language, vocabulary: request.vocabulary, prompt: request.prompt, signal },
         );
         words.push(...output.words);
         if (output.detectedLanguage) detectedLanguages.push(output.detectedLanguage);
@@ -214,4 +214,3 @@ function mostFrequent(values: readonly string[]): string | null {
   for (const [value, count] of counts) if (best === null || count > (counts.get(best) ?? 0)) best = value;
   return best;
 }
-

@@ -13,6 +13,7 @@ const request = (clip: string): TranscribeRequest => ({
   model: 'standard',
   language: 'auto',
   vocabulary: [],
+  prompt: null,
   speakers: {},
 });
 

@@ -9,7 +9,7 @@ import {
   Recognizer,
 } from '../engine.types';
 import { errorMessageOf, parseTranscriptionResponse } from '../openai-compatible/openai-transcription.parser';
-import { buildVocabularyPrompt } from './vocabulary-prompt.builder';
+import { buildInitialPrompt } from './initial-prompt.builder';
 import { encodeWav16kMono } from './wav.encoder';
 import { isWhisperLanguage, toWhisperEngineLanguage } from './whisper-language.codes';
 import {
@@ -114,8 +114,9 @@ export class WhisperCppRecognizer implements Recognizer {
     form.append('file', new Blob([wav], { type: 'audio/wav' }), 'chunk.wav');
     form.append('response_format', 'verbose_json');
     form.append('language', language === 'auto' ? 'auto' : toWhisperEngineLanguage(language));
-    const prompt = buildVocabularyPrompt(
+    const prompt = buildInitialPrompt(
       options.vocabulary,
+      options.prompt,
       this.settings.maxPromptChars ?? DEFAULT_MAX_PROMPT_CHARS,
     );
     if (prompt !== '') form.append('prompt', prompt);

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { DEFAULT_MAX_PROMPT_CHARS } from './vocabulary-prompt.builder';
+import { DEFAULT_MAX_PROMPT_CHARS } from './initial-prompt.builder';
 
 /**
  * How to run whisper.cpp locally. The caller builds it from configuration (no process.env in src). The

@@ -1,5 +1,5 @@
 import { LANGUAGE_CODES } from '../../languages/languages';
-import { buildVocabularyPrompt } from './vocabulary-prompt.builder';
+import { buildInitialPrompt, buildVocabularyPrompt } from './initial-prompt.builder';
 import { encodeWav16kMono } from './wav.encoder';
 import { toWhisperEngineLanguage, toWhisperLanguageCode, WHISPER_LANGUAGES } from './whisper-language.codes';
 import { parseTranscriptionResponse } from '../openai-compatible/openai-transcription.parser';
@@ -40,6 +40,36 @@ describe('buildVocabularyPrompt', () => {
     expect(buildVocabularyPrompt(['alpha', 'beta', 'gamma'], 12)).toBe('alpha, beta');
     const many = Array.from({ length: 500 }, (_, i) => `term${i}`);
     expect(buildVocabularyPrompt(many).length).toBeLessThanOrEqual(800);
+  });
+});
+
+describe('buildInitialPrompt', () => {
+  it('is the vocabulary alone without a caller prompt, and the caller prompt alone without vocabulary', () => {
+    expect(buildInitialPrompt(['Kubernetes', 'gRPC'], null)).toBe('Kubernetes, gRPC');
+    expect(buildInitialPrompt(['Kubernetes'], '   ')).toBe('Kubernetes');
+    expect(buildInitialPrompt([], ' Quarterly  review. ')).toBe('Quarterly review.');
+    expect(buildInitialPrompt([], null)).toBe('');
+  });
+
+  it('puts the caller prompt last, closest to the audio, after the vocabulary', () => {
+    expect(buildInitialPrompt(['Kubernetes', 'gRPC'], 'Quarterly review.')).toBe(
+      'Kubernetes, gRPC. Quarterly review.',
+    );
+  });
+
+  it('gives the caller prompt the budget first; vocabulary words fill what is left, whole', () => {
+    expect(buildInitialPrompt(['alpha', 'beta', 'gamma'], 'one two', 21)).toBe('alpha, beta. one two');
+    expect(buildInitialPrompt(['alpha', 'beta'], 'one two three', 15)).toBe('one two three');
+  });
+
+  it('keeps the end of a caller prompt longer than the budget, from a word boundary', () => {
+    expect(buildInitialPrompt(['alpha'], 'first second third fourth', 14)).toBe('third fourth');
+    expect(buildInitialPrompt([], 'x'.repeat(50), 10)).toBe('x'.repeat(10));
+    const long = Array.from({ length: 400 }, (_, i) => `w${i}`).join(' ');
+    const prompt = buildInitialPrompt(['alpha'], long);
+    expect(prompt.length).toBeLessThanOrEqual(800);
+    expect(prompt.endsWith(' w399')).toBe(true);
+    expect(prompt).not.toContain('alpha');
   });
 });
 

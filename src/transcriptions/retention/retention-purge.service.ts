@@ -93,7 +93,7 @@ export class RetentionPurgeService {
       );
       if (expired.length === 0) return 0;
       await tx.query(
-        `UPDATE transcriptions SET result_text = NULL, result_json = NULL, transcript_deleted_at = $2
+        `UPDATE transcriptions SET result_text = NULL, result_json = NULL, prompt = NULL, transcript_deleted_at = $2
           WHERE id = ANY($1::uuid[])`,
         [expired.map((row) => row.id), now],
       );

@@ -12,6 +12,8 @@ export interface UploadOptions {
   language: string;
   inlineVocabulary: string[];
   vocabularyId: string | null;
+  /** A free-text initial prompt for Whisper-family recognisers: set by the OpenAI-compatible route only. */
+  prompt: string | null;
   speakers: SpeakerHints;
   /** The caller's own labels, stored and echoed back (detail, webhooks); `{}` when none. */
   metadata: Record<string, string>;
@@ -51,6 +53,7 @@ export function parseUploadOptions(fields: Record<string, string>): UploadOption
     language: parseLanguage(fields.language),
     inlineVocabulary: parseVocabulary(fields.vocabulary),
     vocabularyId: parseVocabularyId(fields.vocabulary_id, fields.vocabularyId),
+    prompt: null,
     speakers: parseSpeakerHints(fields),
     metadata: parseMetadata(fields.metadata),
   };
