@@ -167,6 +167,17 @@ export class AppConfig {
   @Min(300)
   REFRESH_TOKEN_TTL_SECONDS = 2_592_000;
 
+  /**
+   * A refresh token rotated less than this many seconds ago may be presented again without ending the session:
+   * tabs that load at once (a browser restoring its tabs) all refresh with the same cookie. Later, a rotated
+   * token is a replay and revokes its family. 0: every second use is a replay.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60)
+  REFRESH_REUSE_GRACE_SECONDS = 10;
+
   /** Marks the session cookies `Secure` (send them over HTTPS only); false for plain-http local use. */
   @Transform(toBool)
   @IsBoolean()

@@ -49,6 +49,8 @@ describe('Dashboard sessions (issue 13: login, refresh, logout, sign-up)', () =>
       ALLOW_SIGNUP: 'true',
       LOGIN_MAX_FAILURES_PER_ACCOUNT: '3',
       LOGIN_MAX_FAILURES_PER_IP: '5',
+      // Short, so the replay test can wait it out.
+      REFRESH_REUSE_GRACE_SECONDS: '1',
     });
   });
   afterAll(() => t.close());
@@ -196,6 +198,8 @@ describe('Dashboard sessions (issue 13: login, refresh, logout, sign-up)', () =>
       expect(second).not.toBe(first);
       expect(cookieValue(rotated, 'stt_session')).toBe(rotated.body.data.accessToken);
 
+      // Past the reuse grace (1 s here), the old token again is a replay.
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
       const replayed = await refresh(first);
       expect(replayed.status).toBe(401);
       expectMatchesSpec(replayed, 'refreshSession');
@@ -204,6 +208,33 @@ describe('Dashboard sessions (issue 13: login, refresh, logout, sign-up)', () =>
       const afterReuse = await refresh(second);
       expect(afterReuse.status).toBe(401);
       expect(afterReuse.body.type).toBe(`${PROBLEMS}/invalid-refresh-token`);
+    });
+
+    it('two refreshes racing with one token (tabs loading at once) both get a session that goes on', async () => {
+      const user = await userWithPassword();
+      const first = cookieValue(await login({ email: user.email, password: PASSWORD }), 'stt_refresh');
+
+      const [a, b] = await Promise.all([refresh(first), refresh(first)]);
+      for (const answer of [a, b]) {
+        expect(answer.status).toBe(200);
+        expectMatchesSpec(answer, 'refreshSession');
+      }
+      const [nextA, nextB] = [cookieValue(a, 'stt_refresh'), cookieValue(b, 'stt_refresh')];
+      expect(nextA).not.toBe(nextB);
+      // Neither tab was signed out: each one's new token refreshes again.
+      expect((await refresh(nextA)).status).toBe(200);
+      expect((await refresh(nextB)).status).toBe(200);
+    });
+
+    it('a signed-out token stays dead within the reuse grace', async () => {
+      const user = await userWithPassword();
+      const signedIn = await login({ email: user.email, password: PASSWORD });
+      const first = cookieValue(signedIn, 'stt_refresh');
+      expect((await refresh(first)).status).toBe(200);
+      await t.http().post('/v1/auth/logout').set('Cookie', `stt_refresh=${first}`).expect(204);
+      const again = await refresh(first);
+      expect(again.status).toBe(401);
+      expect(again.body.type).toBe(`${PROBLEMS}/invalid-refresh-token`);
     });
 
     it('answers 401 invalid-refresh-token without a cookie or with an unknown one', async () => {

@@ -165,8 +165,9 @@ export interface paths {
          * @description Reads the `stt_refresh` cookie (no body, no other credential), answers a new access JWT like `login`
          *     and **rotates** the refresh token: the cookie is replaced and the old token stops working. Presenting
          *     a token that was already rotated means it was copied: the whole sign-in (every token rotated from
-         *     it) is revoked and both the thief and the owner must sign in again. Two refreshes racing with the
-         *     same cookie count as such a reuse. A refused refresh clears both cookies.
+         *     it) is revoked and both the thief and the owner must sign in again. Except within
+         *     `REFRESH_REUSE_GRACE_SECONDS` (default 10) of its rotation: tabs that load at once refresh with the
+         *     same cookie, and each gets a new token of the same sign-in. A refused refresh clears both cookies.
          *
          *     | Slug | Status | When |
          *     |---|---|---|

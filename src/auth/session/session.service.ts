@@ -99,33 +99,47 @@ export class SessionService implements OnModuleInit {
 
   /**
    * Rotates the refresh token. A token that was already rotated is being replayed (copied): the whole
-   * family is revoked, so the thief and the owner both have to sign in again.
+   * family is revoked, so the thief and the owner both have to sign in again. Within
+   * REFRESH_REUSE_GRACE_SECONDS of its rotation it is a race instead (tabs refreshing at once with the same
+   * cookie), and it gets a new token of the same family too.
    */
   async refresh(token: string | null): Promise<IssuedSession> {
     const current = token
       ? await this.refreshTokens.findOne({ where: { tokenHash: hashRefreshToken(token) } })
       : null;
     if (!current) throw invalidRefreshToken('No valid refresh token was sent; sign in again.');
-    if (current.revokedOn) throw invalidRefreshToken('The session has ended; sign in again.');
-    if (current.rotatedOn) {
-      await this.revokeFamily(current.familyId);
-      throw invalidRefreshToken('The refresh token was already used; the session was ended for safety.');
-    }
     if (current.expiresOn.getTime() <= Date.now()) {
       throw invalidRefreshToken('The session has expired; sign in again.');
     }
-    // Only one of two concurrent refreshes with the same token wins; the loser is treated as a replay.
-    const claimed = await this.refreshTokens.update(
-      { id: current.id, rotatedOn: IsNull(), revokedOn: IsNull() },
-      { rotatedOn: new Date() },
-    );
-    if ((claimed.affected ?? 0) === 0) {
+    const rotated = current.rotatedOn ?? (await this.claimRotation(current));
+    if (current.revokedOn || rotated === 'revoked') {
+      throw invalidRefreshToken('The session has ended; sign in again.');
+    }
+    if (rotated !== 'claimed' && !this.withinReuseGrace(rotated)) {
       await this.revokeFamily(current.familyId);
       throw invalidRefreshToken('The refresh token was already used; the session was ended for safety.');
     }
     const user = await this.users.findOneBy({ id: current.userId });
     if (!user) throw invalidRefreshToken('The user of this session no longer exists.');
     return this.issue(user, current.familyId);
+  }
+
+  /**
+   * Marks the token rotated, once: 'claimed' for the one refresh that did, otherwise what another refresh or a
+   * sign-out did to it meanwhile (when it was rotated, or 'revoked').
+   */
+  private async claimRotation(token: RefreshToken): Promise<'claimed' | 'revoked' | Date> {
+    const claimed = await this.refreshTokens.update(
+      { id: token.id, rotatedOn: IsNull(), revokedOn: IsNull() },
+      { rotatedOn: new Date() },
+    );
+    if ((claimed.affected ?? 0) > 0) return 'claimed';
+    const now = await this.refreshTokens.findOneByOrFail({ id: token.id });
+    return now.revokedOn ? 'revoked' : (now.rotatedOn ?? 'revoked');
+  }
+
+  private withinReuseGrace(rotatedOn: Date): boolean {
+    return Date.now() - rotatedOn.getTime() < this.config.REFRESH_REUSE_GRACE_SECONDS * 1000;
   }
 
   /** Ends the sign-in the token belongs to (its whole family); an unknown or missing token is no error. */
