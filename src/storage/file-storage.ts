@@ -31,6 +31,15 @@ export abstract class FileStorage {
    */
   abstract withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T>;
 
+  /** The object's size in bytes; rejects for a missing key. */
+  abstract size(key: string): Promise<number>;
+
+  /**
+   * Streams bytes `start` to `end` (inclusive, within the object) without a local copy: what a player's
+   * seek asks for, so a remote store sends only that range.
+   */
+  abstract readRange(key: string, start: number, end: number): Promise<Readable>;
+
   /** Removes the object; a missing key is not an error. */
   abstract delete(key: string): Promise<void>;
 

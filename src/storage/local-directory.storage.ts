@@ -1,5 +1,5 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -38,6 +38,17 @@ export class LocalDirectoryStorage extends FileStorage {
 
   async withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T> {
     return use(this.pathOf(key));
+  }
+
+  async size(key: string): Promise<number> {
+    return (await stat(this.pathOf(key))).size;
+  }
+
+  async readRange(key: string, start: number, end: number): Promise<Readable> {
+    const stream = createReadStream(this.pathOf(key), { start, end });
+    // Opened before it is handed over, so a missing file rejects here rather than in the reader's pipeline.
+    await new Promise<void>((resolve, reject) => stream.once('open', () => resolve()).once('error', reject));
+    return stream;
   }
 
   async delete(key: string): Promise<void> {

@@ -89,6 +89,25 @@ describe('S3Storage', () => {
     await storage.delete('uploads/multipart');
   });
 
+  it('states the size and streams a byte range straight from the bucket (a ranged GET, no temporary file)', async () => {
+    const data = payload(3);
+    await storage.write('uploads/ranged', Readable.from([data]));
+    expect(await storage.size('uploads/ranged')).toBe(data.length);
+    const read = async (start: number, end: number): Promise<Buffer> => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of await storage.readRange('uploads/ranged', start, end))
+        chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    };
+    // Across the 1 MiB fills, so a wrong offset shows.
+    expect(
+      (await read(1024 * 1024 - 5, 1024 * 1024 + 4)).equals(data.subarray(1024 * 1024 - 5, 1024 * 1024 + 5)),
+    ).toBe(true);
+    expect((await read(data.length - 1, data.length - 1)).equals(data.subarray(data.length - 1))).toBe(true);
+    await expect(storage.size('uploads/never-written')).rejects.toThrow();
+    await storage.delete('uploads/ranged');
+  });
+
   it('removes the temporary file when the reader fails, and rejects for a missing object', async () => {
     await storage.write('uploads/reader-fails', Readable.from([Buffer.from('x')]));
     await expect(

@@ -119,6 +119,32 @@ export class S3Storage extends FileStorage implements OnModuleDestroy {
     }
   }
 
+  async size(key: string): Promise<number> {
+    const head = await this.client
+      .send(new HeadObjectCommand({ Bucket: this.bucket, Key: assertSafeStorageKey(key) }))
+      .catch((error: unknown) => {
+        throw asStoreOutage(error);
+      });
+    if (head.ContentLength === undefined) throw new Error(`S3 stated no size for ${key}`);
+    return head.ContentLength;
+  }
+
+  async readRange(key: string, start: number, end: number): Promise<Readable> {
+    const object = await this.client
+      .send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: assertSafeStorageKey(key),
+          Range: `bytes=${start}-${end}`,
+        }),
+      )
+      .catch((error: unknown) => {
+        throw asStoreOutage(error);
+      });
+    if (!(object.Body instanceof Readable)) throw new Error(`S3 returned no body for ${key}`);
+    return object.Body;
+  }
+
   async delete(key: string): Promise<void> {
     await this.client
       .send(new DeleteObjectCommand({ Bucket: this.bucket, Key: assertSafeStorageKey(key) }))

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +101,24 @@ describe('S3 storage (STORAGE_DRIVER=s3)', () => {
     // The worker's copy is gone; the object stays until the transcription is deleted.
     expect(readdirSync(workerTmp).filter((name) => name.startsWith('stt-'))).toEqual([]);
     expect(await emulator.keys('uploads/')).toEqual([key]);
+
+    // The player's seek: a byte range read from the bucket, the very bytes uploaded.
+    const original = readFileSync(testAudio('faster-whisper/multilingual.mp3'));
+    const seek = await t
+      .http()
+      .get(`/v1/transcriptions/${id}/audio`)
+      .set(bearer(apiKey))
+      .set('Range', 'bytes=100000-100099')
+      .buffer(true)
+      .parse((response, done) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+    expect(seek.status).toBe(206);
+    expectMatchesSpec(seek, 'getTranscriptionAudio');
+    expect(seek.headers['content-range']).toBe(`bytes 100000-100099/${original.length}`);
+    expect((seek.body as Buffer).equals(original.subarray(100000, 100100))).toBe(true);
 
     const deleted = await t.http().delete(`/v1/transcriptions/${id}`).set(bearer(apiKey));
     expect(deleted.status).toBe(204);

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Response } from 'express';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { Repository } from 'typeorm';
 import { ProblemException } from '../../common/problem/problem.exception';
@@ -36,32 +34,32 @@ export class TranscriptionAudioService {
       );
     }
     if (!transcription.storageKey) throw new ProblemException('gone', 'The audio is no longer stored.');
+    const key = transcription.storageKey;
     const mediaType = transcription.mimeType ?? 'application/octet-stream';
-    // A remote store downloads to a temporary file that lives until the answer is sent.
-    await this.storage.withLocalFile(transcription.storageKey, async (path) => {
-      const { size } = await stat(path);
-      const range = parseByteRange(rangeHeader, size);
-      if (range.kind === 'unsatisfiable') {
-        throw new ProblemException(
-          'range-not-satisfiable',
-          `The range starts beyond the end of the audio (${size} bytes).`,
-          {},
-          { 'Content-Range': `bytes */${size}` },
-        );
-      }
-      const { start, end } = range.kind === 'partial' ? range.range : { start: 0, end: size - 1 };
-      response
-        .status(range.kind === 'partial' ? 206 : 200)
-        .setHeader('Content-Type', mediaType)
-        .setHeader('Accept-Ranges', 'bytes')
-        .setHeader('Content-Length', String(Math.max(0, end - start + 1)))
-        .setHeader('Cache-Control', 'private, no-store');
-      if (range.kind === 'partial') response.setHeader('Content-Range', `bytes ${start}-${end}/${size}`);
-      if (size === 0) {
-        response.end();
-        return;
-      }
-      await pipeline(createReadStream(path, { start, end }), response);
-    });
+    const size = await this.storage.size(key);
+    const range = parseByteRange(rangeHeader, size);
+    if (range.kind === 'unsatisfiable') {
+      throw new ProblemException(
+        'range-not-satisfiable',
+        `The range starts beyond the end of the audio (${size} bytes).`,
+        {},
+        { 'Content-Range': `bytes */${size}` },
+      );
+    }
+    const { start, end } = range.kind === 'partial' ? range.range : { start: 0, end: size - 1 };
+    // Only the asked bytes are read from the store (an S3 GET with a Range): a seek never copies the file.
+    const body = size === 0 ? null : await this.storage.readRange(key, start, end);
+    response
+      .status(range.kind === 'partial' ? 206 : 200)
+      .setHeader('Content-Type', mediaType)
+      .setHeader('Accept-Ranges', 'bytes')
+      .setHeader('Content-Length', String(Math.max(0, end - start + 1)))
+      .setHeader('Cache-Control', 'private, no-store');
+    if (range.kind === 'partial') response.setHeader('Content-Range', `bytes ${start}-${end}/${size}`);
+    if (!body) {
+      response.end();
+      return;
+    }
+    await pipeline(body, response);
   }
 }
