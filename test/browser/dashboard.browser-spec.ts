@@ -1,8 +1,11 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
+import { verifyWebhook } from '../../clients/typescript/src';
 import { Dashboard, startDashboard } from './browser-harness';
 
 const run = promisify(execFile);
@@ -11,6 +14,7 @@ const run = promisify(execFile);
 type Player = { currentTime: number; play: () => Promise<void>; pause: () => void };
 declare const DataTransfer: new () => { items: { add: (file: File) => void } };
 declare const document: { querySelector: (selector: string) => unknown };
+declare const navigator: { clipboard: { readText: () => Promise<string> } };
 const CLIP = join(__dirname, '..', 'fixtures', 'audio', 'whisper.cpp', 'jfk.wav');
 
 /** HTTP status of a curl call with an API key (the way a user's script would use the key). */
@@ -192,6 +196,81 @@ describe('Dashboard in Chromium (issue 13)', () => {
     expect(await rows.allTextContents()).toEqual([expect.stringContaining('dropped meeting.wav')]);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  });
+
+  it('creates a webhook endpoint: the secret shown once and copied, then a signed delivery in its log', async () => {
+    const deliveries: { headers: IncomingHttpHeaders; body: Buffer }[] = [];
+    const receiver = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        deliveries.push({ headers: request.headers, body: Buffer.concat(chunks) });
+        response.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const hooksUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    try {
+      await dashboard.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+        origin: dashboard.baseUrl,
+      });
+      await page.goto(`${dashboard.baseUrl}/app/webhooks`);
+      await page.getByLabel('Email').fill(dashboard.email);
+      await page.getByLabel('Password').fill(dashboard.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByLabel(/Endpoint URL/).fill(hooksUrl);
+      await page.getByRole('button', { name: 'Create endpoint' }).click();
+
+      const shown = page.getByRole('region', { name: 'Signing secret' });
+      const secret = (await shown.locator('code').textContent()) ?? '';
+      expect(secret.length).toBeGreaterThan(20);
+      await shown.getByRole('button', { name: 'Copy secret' }).click();
+      await shown.getByText('Copied').waitFor();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+
+      // Shown once: after a reload the endpoint is listed and its secret is nowhere on the page.
+      await page.reload();
+      await page.getByRole('listitem').filter({ hasText: hooksUrl }).waitFor();
+      expect(await page.getByRole('region', { name: 'Signing secret' }).count()).toBe(0);
+      expect(await page.content()).not.toContain(secret);
+
+      // A job completes: the receiver gets a delivery signed with the copied secret, and the log shows it.
+      await page.getByRole('link', { name: 'Transcriptions' }).click();
+      await page.getByLabel('Audio or video file').setInputFiles(CLIP);
+      await page.getByRole('button', { name: 'Upload and transcribe' }).click();
+      await page.getByRole('status').filter({ hasText: 'Uploaded jfk.wav.' }).waitFor();
+      const deadline = Date.now() + 90_000;
+      while (!deliveries.some((delivery) => delivery.body.includes('transcription.completed'))) {
+        if (Date.now() > deadline) throw new Error('no transcription.completed delivery within 90 s');
+        await page.waitForTimeout(200);
+      }
+      const completed = deliveries.find((delivery) => delivery.body.includes('transcription.completed'));
+      expect(verifyWebhook(secret, completed?.headers ?? {}, completed?.body ?? Buffer.alloc(0)).event).toBe(
+        'transcription.completed',
+      );
+
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      const endpoint = page.getByRole('listitem').filter({ hasText: hooksUrl });
+      const log = endpoint.getByRole('button', { name: 'Delivery log' });
+      const delivered = endpoint
+        .getByRole('row')
+        .filter({ hasText: 'transcription.completed' })
+        .getByRole('cell', { name: 'delivered', exact: true })
+        // The earlier test's dropped upload may complete after the endpoint exists: a delivery of its own.
+        .first();
+      // The log is read when it opens; the service records the receiver's answer just after sending it.
+      await log.click();
+      for (let reopen = 0; !(await delivered.isVisible()) && reopen < 20; reopen++) {
+        await page.waitForTimeout(250);
+        await log.click();
+        await log.click();
+      }
+      await delivered.waitFor();
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    } finally {
+      receiver.close();
+    }
   });
 
   it('asks to sign in again over the page when the session ran out, then finishes what the user was doing', async () => {
