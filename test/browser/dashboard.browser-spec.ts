@@ -273,6 +273,56 @@ describe('Dashboard in Chromium (issue 13)', () => {
     }
   });
 
+  it('shows the balance and usage the API reports, and keeps workspace settings across a reload', async () => {
+    await page.goto(`${dashboard.baseUrl}/app/account`);
+    await page.getByLabel('Email').fill(dashboard.email);
+    await page.getByLabel('Password').fill(dashboard.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+
+    // What the page shows is what the API answers (the cookie authenticates these GETs).
+    const api = await page.evaluate(async () => {
+      const read = async (path: string): Promise<unknown> =>
+        ((await (await fetch(path)).json()) as { data: unknown }).data;
+      return {
+        balance: (await read('/v1/account/balance')) as {
+          balance: number;
+          freeTranscriptionsRemaining: number;
+        },
+        usage: (await read('/v1/account/usage?months=6')) as { months: { month: string; count: number }[] },
+      };
+    });
+    const tiles = page.getByRole('region', { name: 'Balance' });
+    await tiles.getByText(`${api.balance.balance.toFixed(2)} EUR`).waitFor();
+    await tiles.getByText(String(api.balance.freeTranscriptionsRemaining), { exact: true }).waitFor();
+    const thisMonth = api.usage.months[0];
+    expect(thisMonth.count).toBeGreaterThanOrEqual(1); // the completed uploads of the tests before
+    const monthRow = page
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: thisMonth.month }) });
+    await monthRow
+      .getByRole('cell', { name: String(thisMonth.count), exact: true })
+      .first()
+      .waitFor();
+    await page
+      .getByRole('img', { name: new RegExp(`Minutes transcribed per month:.*${thisMonth.month}`) })
+      .waitFor();
+
+    // Settings: saved, and still there after a reload.
+    await page.getByLabel(/Low-balance alert below/).fill('2.5');
+    await page.getByLabel(/Delete audio after/).fill('30');
+    await page.getByLabel(/Delete transcripts after/).fill('');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+    await page.reload();
+    await page.getByRole('button', { name: 'Save settings' }).waitFor();
+    expect(await page.getByLabel(/Low-balance alert below/).inputValue()).toBe('2.5');
+    expect(await page.getByLabel(/Delete audio after/).inputValue()).toBe('30');
+    expect(await page.getByLabel(/Delete transcripts after/).inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  });
+
   it('asks to sign in again over the page when the session ran out, then finishes what the user was doing', async () => {
     await page.goto(`${dashboard.baseUrl}/app/vocabularies`);
     await page.getByLabel('Email').fill(dashboard.email);
