@@ -38,14 +38,7 @@ async function main(): Promise<void> {
   const rangeBytes = numberArgument('--range-kb', 256) * 1024;
   const loadAtStart = loadAverage();
   const emulator = await startS3Emulator();
-  const storage = new S3Storage({
-    bucket: emulator.bucket,
-    region: 'us-east-1',
-    endpoint: emulator.endpoint,
-    accessKeyId: emulator.env.S3_ACCESS_KEY_ID,
-    secretAccessKey: emulator.env.S3_SECRET_ACCESS_KEY,
-    forcePathStyle: true,
-  });
+  const storage = new S3Storage(emulator.storageSettings());
   const key = 'uploads/bench-audio-range';
   const times = { ranged: [] as number[], wholeCopy: [] as number[] };
   const transferred = { ranged: 0, wholeCopy: 0 };

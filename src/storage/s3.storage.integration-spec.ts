@@ -18,14 +18,7 @@ describe('S3Storage', () => {
 
   beforeAll(async () => {
     emulator = await startS3Emulator();
-    storage = new S3Storage({
-      bucket: emulator.bucket,
-      region: 'us-east-1',
-      endpoint: emulator.endpoint,
-      accessKeyId: emulator.env.S3_ACCESS_KEY_ID,
-      secretAccessKey: emulator.env.S3_SECRET_ACCESS_KEY,
-      forcePathStyle: true,
-    });
+    storage = new S3Storage(emulator.storageSettings());
     // The adapter's temporary files go to os.tmpdir(): a folder of this suite, to see that none is left.
     scratch = mkdtempSync(join(tmpdir(), 'stt-s3-spec-'));
     process.env.TMPDIR = scratch;
@@ -45,14 +38,7 @@ describe('S3Storage', () => {
   it('is ready while the bucket answers; names the failure for a bucket that does not exist (readiness probe)', async () => {
     await expect(storage.checkReady()).resolves.toBeUndefined();
     expect(await emulator.keys()).toEqual([]);
-    const missingBucket = new S3Storage({
-      bucket: 'no-such-bucket',
-      region: 'us-east-1',
-      endpoint: emulator.endpoint,
-      accessKeyId: emulator.env.S3_ACCESS_KEY_ID,
-      secretAccessKey: emulator.env.S3_SECRET_ACCESS_KEY,
-      forcePathStyle: true,
-    });
+    const missingBucket = new S3Storage(emulator.storageSettings('no-such-bucket'));
     try {
       await expect(missingBucket.checkReady()).rejects.toThrow();
     } finally {

@@ -42,6 +42,14 @@ describe('Dashboard in Chromium (issue 13)', () => {
   });
   afterAll(() => dashboard?.close());
 
+  /** Opens the app at `path` (under /app) and signs in there, as the dashboard's user. */
+  async function signInAt(path: string): Promise<void> {
+    await page.goto(`${dashboard.baseUrl}/app${path}`);
+    await page.getByLabel('Email').fill(dashboard.email);
+    await page.getByLabel('Password').fill(dashboard.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
   it('serves the app at /app: index.html for client routes (revalidated), hashed assets cached, its own CSP', async () => {
     const route = await fetch(`${dashboard.baseUrl}/app/transcriptions/00000000-0000-4000-8000-000000000000`);
     expect(route.status).toBe(200);
@@ -60,12 +68,7 @@ describe('Dashboard in Chromium (issue 13)', () => {
   it('signs in, uploads a clip and follows it live, seeks by word, exports docx, manages a key, signs out', async () => {
     const consoleErrors: string[] = [];
     page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
-    await page.goto(`${dashboard.baseUrl}/app/`);
-
-    // Sign in
-    await page.getByLabel('Email').fill(dashboard.email);
-    await page.getByLabel('Password').fill(dashboard.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAt('/');
     await page.getByRole('heading', { name: 'Transcriptions', level: 1 }).waitFor();
 
     // Upload a real clip; the live status (EventSource, cookie-authenticated) turns completed
@@ -147,10 +150,7 @@ describe('Dashboard in Chromium (issue 13)', () => {
   });
 
   it('takes a dropped file with an upload progress bar, then finds it by searching', async () => {
-    await page.goto(`${dashboard.baseUrl}/app/`);
-    await page.getByLabel('Email').fill(dashboard.email);
-    await page.getByLabel('Password').fill(dashboard.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAt('/');
     await page.getByRole('heading', { name: 'Transcriptions', level: 1 }).waitFor();
 
     // A real drop event carrying the clip as a File, as a desktop drag would deliver it
@@ -214,10 +214,7 @@ describe('Dashboard in Chromium (issue 13)', () => {
       await dashboard.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
         origin: dashboard.baseUrl,
       });
-      await page.goto(`${dashboard.baseUrl}/app/webhooks`);
-      await page.getByLabel('Email').fill(dashboard.email);
-      await page.getByLabel('Password').fill(dashboard.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInAt('/webhooks');
       await page.getByLabel(/Endpoint URL/).fill(hooksUrl);
       await page.getByRole('button', { name: 'Create endpoint' }).click();
 
@@ -274,10 +271,7 @@ describe('Dashboard in Chromium (issue 13)', () => {
   });
 
   it('shows the balance and usage the API reports, and keeps workspace settings across a reload', async () => {
-    await page.goto(`${dashboard.baseUrl}/app/account`);
-    await page.getByLabel('Email').fill(dashboard.email);
-    await page.getByLabel('Password').fill(dashboard.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAt('/account');
     await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
 
     // What the page shows is what the API answers (the cookie authenticates these GETs).
@@ -324,10 +318,7 @@ describe('Dashboard in Chromium (issue 13)', () => {
   });
 
   it('asks to sign in again over the page when the session ran out, then finishes what the user was doing', async () => {
-    await page.goto(`${dashboard.baseUrl}/app/vocabularies`);
-    await page.getByLabel('Email').fill(dashboard.email);
-    await page.getByLabel('Password').fill(dashboard.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAt('/vocabularies');
     await page.getByRole('heading', { name: 'Vocabularies', level: 1 }).waitFor();
     await page.getByLabel('Name').fill('Typed before expiry');
     await page.getByLabel(/^Words and phrases/).fill('Kubernetes, gRPC');

@@ -2,6 +2,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { S3StorageSettings } from '../../src/storage/s3.storage';
 
 interface S3rverOptions {
   address: string;
@@ -29,6 +30,8 @@ export interface S3Emulator {
   bucket: string;
   /** The service settings that point STORAGE_DRIVER=s3 at this emulator. */
   env: Record<string, string>;
+  /** The same, for an S3Storage built directly (another bucket name to see a missing bucket). */
+  storageSettings(bucketName?: string): S3StorageSettings;
   client: S3Client;
   /** Every object key in the bucket under a prefix. */
   keys(prefix?: string): Promise<string[]>;
@@ -66,6 +69,14 @@ export async function startS3Emulator(bucket = 'stt-uploads'): Promise<S3Emulato
       S3_FORCE_PATH_STYLE: 'true',
     },
     client,
+    storageSettings: (bucketName = bucket) => ({
+      bucket: bucketName,
+      region: 'us-east-1',
+      endpoint,
+      accessKeyId: ACCESS_KEY,
+      secretAccessKey: ACCESS_KEY,
+      forcePathStyle: true,
+    }),
     keys: async (prefix = '') => {
       // Read from s3rver's folder: it refuses the SDK's signature on bucket-level requests (ListObjects),
       // while object requests, which are all the service makes, are verified as by S3.
