@@ -9,8 +9,6 @@ import { AppConfig } from '../config/app-config';
 import { TRANSCRIPTION_QUEUE, WEBHOOK_DELIVERY_QUEUE } from '../queues/job-catalogue';
 import { adminAccess } from './admin-access.middleware';
 
-type BoardOptions = Parameters<typeof createBullBoard>[0];
-
 export const ADMIN_PATH = '/admin';
 export const QUEUE_BOARD_PATH = `${ADMIN_PATH}/queues`;
 
@@ -33,9 +31,7 @@ export function mountQueueBoard(app: NestExpressApplication, config: AppConfig):
     queues: [TRANSCRIPTION_QUEUE, WEBHOOK_DELIVERY_QUEUE].map(
       (name) => new BullAdapter(app.get<Queue>(getQueueToken(name)), { readOnlyMode: true }),
     ),
-    // @bull-board/express 9.10.1 (its newest) is typed against its own copy of @bull-board/api 9.10.1; at run
-    // time the adapter uses neither copy, so only the types differ.
-    serverAdapter: board as unknown as BoardOptions['serverAdapter'],
+    serverAdapter: board,
     options: { uiConfig: { boardTitle: 'Transcription queues' } },
   });
   const router = board.getRouter() as Express;
