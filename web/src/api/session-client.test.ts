@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Session, SessionClient } from './session-client';
 
 const session = (token: string): Session => ({
@@ -60,6 +60,31 @@ describe('SessionClient', () => {
     await client.signIn('a@b.example', 'pw');
     await expect(client.json('/v1/thing')).resolves.toEqual({ ok: true });
     expect(asked).toBe(1);
+  });
+
+  it('renews the session ahead of its expiry while the page is open, and stops after signing out', async () => {
+    vi.useFakeTimers();
+    try {
+      const fake = server({
+        refreshes: [json(200, { data: session('t2') }), json(200, { data: session('t3') })],
+        valid: [],
+      });
+      const client = new SessionClient(fake.fetchImpl);
+      await client.signIn('a@b.example', 'pw'); // expiresIn 900 s
+      const refreshes = () => fake.calls.filter((call) => call.path === '/v1/auth/refresh').length;
+      await vi.advanceTimersByTimeAsync(719_000);
+      expect(refreshes()).toBe(0);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(refreshes()).toBe(1);
+      expect(client.accessToken).toBe('t2');
+      await vi.advanceTimersByTimeAsync(720_000); // the renewed session is renewed in turn
+      expect(refreshes()).toBe(2);
+      await client.signOut();
+      await vi.advanceTimersByTimeAsync(3_600_000);
+      expect(refreshes()).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('gives up with the 401 as an ApiError when the user cancels the dialog', async () => {

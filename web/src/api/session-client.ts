@@ -35,15 +35,22 @@ export async function problemOf(response: Response): Promise<ApiError> {
 
 type Fetch = typeof fetch;
 
+/** Share of the access token's life after which it is renewed ahead of time (never sooner than 5 s). */
+const RENEW_AT = 0.8;
+
 /**
  * The page's one way to call the API. The access token lives in memory only (never storage: a cross-site
  * script cannot read it); the httpOnly refresh cookie renews it. A 401 triggers one refresh (shared by every
  * call that fails at the same time) and one retry; when the refresh is refused, `onExpired` asks the user to
  * sign in again (a dialog over the page, so nothing on it is lost) and the call is retried once more.
+ * While a session is open it is also renewed ahead of its expiry: the `stt_session` cookie lives as long as
+ * the access token, and the page's EventSources and `<audio>` element, which only have the cookie, would
+ * otherwise get 401 on their next reconnect or range request once a page sat open without API calls.
  */
 export class SessionClient {
   private session: Session | null = null;
   private refreshing: Promise<Session | null> | null = null;
+  private renewal: ReturnType<typeof setTimeout> | null = null;
   private readonly listeners = new Set<(session: Session | null) => void>();
 
   constructor(
@@ -67,6 +74,10 @@ export class SessionClient {
 
   private setSession(session: Session | null): void {
     this.session = session;
+    if (this.renewal) clearTimeout(this.renewal);
+    this.renewal = session
+      ? setTimeout(() => void this.refresh(), Math.max(5, session.expiresIn * RENEW_AT) * 1000)
+      : null;
     for (const listener of this.listeners) listener(session);
   }
 
