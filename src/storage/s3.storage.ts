@@ -110,9 +110,7 @@ export class S3Storage extends FileStorage implements OnModuleDestroy {
     const dir = await mkdtemp(join(tmpdir(), 'stt-object-'));
     try {
       const path = join(dir, 'object');
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      if (!(object.Body instanceof Readable)) throw new Error(`S3 returned no body for ${key}`);
-      await pipeline(object.Body, createWriteStream(path, { flags: 'wx' }));
+      await pipeline(await this.body(key), createWriteStream(path, { flags: 'wx' }));
       return await use(path);
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -130,17 +128,16 @@ export class S3Storage extends FileStorage implements OnModuleDestroy {
   }
 
   async readRange(key: string, start: number, end: number): Promise<Readable> {
-    const object = await this.client
-      .send(
-        new GetObjectCommand({
-          Bucket: this.bucket,
-          Key: assertSafeStorageKey(key),
-          Range: `bytes=${start}-${end}`,
-        }),
-      )
-      .catch((error: unknown) => {
-        throw asStoreOutage(error);
-      });
+    return this.body(key, `bytes=${start}-${end}`).catch((error: unknown) => {
+      throw asStoreOutage(error);
+    });
+  }
+
+  /** The object's bytes (or one `Range` of them) as a stream, straight from the bucket. */
+  private async body(key: string, range?: string): Promise<Readable> {
+    const object = await this.client.send(
+      new GetObjectCommand({ Bucket: this.bucket, Key: assertSafeStorageKey(key), Range: range }),
+    );
     if (!(object.Body instanceof Readable)) throw new Error(`S3 returned no body for ${key}`);
     return object.Body;
   }
