@@ -503,13 +503,14 @@ export class AppConfig {
 
   /**
    * How long POST /v1/audio/transcriptions waits for its job to end before answering 504 with the job's id
-   * (the job goes on; the caller fetches it from /v1/transcriptions/{id}).
+   * (the job goes on; the caller fetches it from /v1/transcriptions/{id}). Below the official OpenAI SDKs'
+   * 600 s request timeout, so their callers get that answer instead of cutting the request off and retrying.
    */
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(86_400)
-  OPENAI_SYNC_WAIT_TIMEOUT_SECONDS = 1800;
+  OPENAI_SYNC_WAIT_TIMEOUT_SECONDS = 540;
 
   /**
    * Where `models:pull` installs model files and where tiers look for them (whisper.cpp ggml files and the

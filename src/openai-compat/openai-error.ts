@@ -67,6 +67,10 @@ const MAPPINGS: Partial<Record<ProblemSlug, Mapping>> = {
   'malformed-request': invalidRequest(400, null),
   'invalid-model': invalidRequest(400, 'model_not_found', 'model'),
   validation: invalidRequest(400, null),
+  // As on POST /v1/transcriptions (statuses kept); 409 carries Retry-After, and the SDK retries a 409.
+  'invalid-idempotency-key': invalidRequest(422, 'invalid_idempotency_key'),
+  'idempotency-key-mismatch': invalidRequest(422, 'idempotency_key_mismatch'),
+  'idempotency-key-in-flight': invalidRequest(409, 'idempotency_key_in_flight'),
   internal: { status: 500, type: 'server_error', code: null },
   'service-unavailable': { status: 503, type: 'server_error', code: 'service_unavailable' },
 };

@@ -34,7 +34,9 @@ const isTerminal = (status: TranscriptionStatus): boolean => status === 'complet
 /**
  * POST /v1/audio/transcriptions: the normal upload (same billing, limits, tiers; the job is listed in
  * GET /v1/transcriptions), then a wait on the job's state events, then the transcript in OpenAI's formats.
- * A client that disconnects only stops the wait: the job goes on and is billed like any other.
+ * A client that disconnects only stops the wait: the job goes on and is billed like any other. A retry (same
+ * Idempotency-Key, or without a key an identical request while the first job is open) waits for that job
+ * instead of starting another (docs/decisions.md, "OpenAI route: retries attach to the first job").
  */
 @Injectable()
 export class OpenAiTranscriptionService {
@@ -55,7 +57,9 @@ export class OpenAiTranscriptionService {
     closed: AbortSignal,
   ): Promise<OpenAiAnswer | null> {
     let asked: OpenAiTranscriptionRequest | null = null;
-    const job = await this.uploads.acceptForm(principal, request, {
+    const { transcriptionId: jobId } = await this.uploads.acceptForm(principal, request, {
+      route: 'POST /v1/audio/transcriptions',
+      attachIdenticalWhileOpen: true,
       readOptions: (fields) => {
         asked = readOpenAiTranscriptionRequest(fields);
         return asked.options;
@@ -64,25 +68,25 @@ export class OpenAiTranscriptionService {
     });
     if (!asked) throw new Error('the job was created without its OpenAI request');
     try {
-      const outcome = await this.waitForEnd(principal.workspaceId, job.id, closed);
+      const outcome = await this.waitForEnd(principal.workspaceId, jobId, closed);
       if (outcome === 'disconnected') return null;
       if (outcome === 'shutdown') {
         throw jobError(
           503,
-          `This server is shutting down and the transcription ${job.id} has not ended yet. It goes on: fetch it with GET /v1/transcriptions/${job.id}.`,
+          `This server is shutting down and the transcription ${jobId} has not ended yet. It goes on: fetch it with GET /v1/transcriptions/${jobId}.`,
           'service_unavailable',
         );
       }
       if (outcome === 'timeout') {
         throw jobError(
           504,
-          `The transcription ${job.id} is still running after ${this.config.OPENAI_SYNC_WAIT_TIMEOUT_SECONDS} s. It goes on: fetch it with GET /v1/transcriptions/${job.id}.`,
+          `The transcription ${jobId} is still running after ${this.config.OPENAI_SYNC_WAIT_TIMEOUT_SECONDS} s. It goes on: fetch it with GET /v1/transcriptions/${jobId}.`,
           'timeout',
         );
       }
-      return await this.answer(await this.transcriptions.get(principal.workspaceId, job.id), asked);
+      return await this.answer(await this.transcriptions.get(principal.workspaceId, jobId), asked);
     } catch (error) {
-      throw this.afterJobCreated(error, job.id);
+      throw this.afterJobCreated(error, jobId);
     }
   }
 
@@ -185,7 +189,7 @@ export class OpenAiTranscriptionService {
 
   /**
    * Once the job exists, every error names it and tells the SDK not to retry: a retry would upload again
-   * and start (and bill) a second job.
+   * and, once the job has ended, start (and bill) a second job.
    */
   private afterJobCreated(error: unknown, jobId: string): OpenAiApiError {
     if (error instanceof OpenAiApiError) return error;

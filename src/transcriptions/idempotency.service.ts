@@ -28,7 +28,7 @@ export type IdempotencyClaim =
   /** This request holds the key; it completes the record with its answer or releases it. */
   | { kind: 'claimed'; recordId: string }
   /** The key already has an answer; whether this request may have it depends on its body (fingerprint). */
-  | { kind: 'answered'; fingerprint: string | null; response: StoredResponse };
+  | { kind: 'answered'; recordId: string; fingerprint: string | null; response: StoredResponse };
 
 export function parseIdempotencyKey(raw: string | string[] | undefined): string | null {
   if (raw === undefined) return null;
@@ -47,6 +47,17 @@ export function requestFingerprint(parts: Record<string, unknown>): string {
       .map((key) => [key, parts[key]]),
   );
   return createHash('sha256').update(canonical).digest('hex');
+}
+
+/**
+ * The key a request without Idempotency-Key implicitly carries: a UUID (the keys' column type) derived from
+ * who sends it and its fingerprint, so an identical request from the same principal finds the first one's
+ * record (docs/decisions.md, "OpenAI route: retries attach to the first job").
+ */
+export function implicitIdempotencyKey(principalKey: string, fingerprint: string): string {
+  const hex = createHash('sha256').update(`implicit\n${principalKey}\n${fingerprint}`).digest('hex');
+  // Shaped as a version-8 (custom) UUID, so it is also a valid value of the uuid column.
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 const inFlight = (): ProblemException =>
@@ -121,6 +132,7 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
       }
       return {
         kind: 'answered',
+        recordId: existing.id,
         fingerprint: existing.fingerprint,
         response: {
           status: existing.responseStatus ?? 202,
@@ -189,6 +201,14 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
   /** A request that was refused or failed releases its key, so the client can retry it (e.g. after a top-up). */
   async release(recordId: string): Promise<void> {
     await this.records.delete({ id: recordId, state: 'in-flight' });
+  }
+
+  /**
+   * Deletes an answered record before its 24 hours, so its key can be claimed by a new request: for an
+   * implicit key whose job has ended. Only that record: one claimed meanwhile by another request stays.
+   */
+  async discardAnswer(recordId: string): Promise<void> {
+    await this.records.delete({ id: recordId, state: 'completed' });
   }
 
   /** Deletes every record past its 24 hours; returns how many. */

@@ -405,8 +405,9 @@ export interface paths {
          *     exists, so it costs nothing; transcribe it with `createTranscription` and follow the job. A file whose
          *     container states no duration is accepted.
          *
-         *     **Waiting.** If the job has not ended after `OPENAI_SYNC_WAIT_TIMEOUT_SECONDS` (default 1800 s), the
-         *     answer is 504 `timeout`, naming the job's id; the job goes on and is fetched with `getTranscription`.
+         *     **Waiting.** If the job has not ended after `OPENAI_SYNC_WAIT_TIMEOUT_SECONDS` (default 540 s: below the
+         *     official SDKs' 600 s timeout, so they get this answer rather than give up and retry), the answer is 504
+         *     `timeout`, naming the job's id; the job goes on and is fetched with `getTranscription`.
          *     A client that disconnects while waiting only stops the wait: the job goes on and is billed like any
          *     other. A job that fails is 500 `transcription_failed` with its reason. When the server shuts down while
          *     waiting, it waits for the job until shortly before its grace period ends, then answers 503
@@ -416,7 +417,20 @@ export interface paths {
          *     **Fields.** `model`: `whisper-1` is the `standard` tier, a tier name is itself, no model is `standard`,
          *     anything else is 400 `model_not_found`. `prompt` is the Whisper initial prompt (see the field);
          *     `temperature` is accepted and ignored (decoding is deterministic). Other fields OpenAI defines are
-         *     ignored, except `stream=true` (400). No `Idempotency-Key` handling on this route.
+         *     ignored, except `stream=true` (400).
+         *
+         *     **Retries attach to the first job** (never a second job or charge). With an `Idempotency-Key`, as on
+         *     `createTranscription`: a repeat of the same request within 24 hours waits for the job the first one
+         *     started, or answers from it if it has ended (a failed job's 500 included); the same key with a
+         *     different request (fields, file name or content) is 422 `idempotency_key_mismatch`; a repeat while the
+         *     first is still uploading is 409 `idempotency_key_in_flight` with `Retry-After` (the SDK retries it).
+         *     Without a key (the official SDKs send none; their retries carry `X-Stainless-Retry-Count`, which is not
+         *     needed): a request identical to an earlier one from the same API key (or signed-in user) in the same
+         *     workspace (same fields, file name and file content) is attached to that one's job while it is
+         *     `queued` or `processing`; once it has ended, the same request starts (and is billed for) a new job.
+         *     An attached request is not billed and skips the duration checks (its file is the first one's); it
+         *     still passes authentication, the rate limit and, without a key, the billing checks made before the
+         *     body is read.
          *
          *     **Errors** are OpenAI's `{"error": {"message", "type", "param", "code"}}` (`OpenAiError`), never
          *     problem+json:
@@ -425,7 +439,9 @@ export interface paths {
          *     |---|---|---|---|
          *     | 400 | `invalid_request_error` | `invalid_file_format`, `audio_too_long`, `model_not_found`, null | not decodable audio, longer than the synchronous limit, unknown model; a missing `file`, a malformed body, a bad `language`, `response_format` or `timestamp_granularities` (`param` names the field) |
          *     | 401 | `invalid_request_error` | `invalid_api_key` | missing, unknown, revoked or expired credential |
+         *     | 409 | `invalid_request_error` | `idempotency_key_in_flight` | a request with the same `Idempotency-Key` (or an identical one) is still being admitted; wait `Retry-After` |
          *     | 413 | `invalid_request_error` | `file_too_large` | over 500,000,000 bytes |
+         *     | 422 | `invalid_request_error` | `invalid_idempotency_key`, `idempotency_key_mismatch` | `Idempotency-Key` is not a UUID; the key was used within 24 hours for a different request |
          *     | 429 | `insufficient_quota` | `insufficient_quota` | no free transcription left and the balance cannot cover the file (`x-should-retry: false`) |
          *     | 429 | `requests` | `rate_limit_exceeded` | rate limit or unbilled-processing limit; wait `Retry-After` seconds |
          *     | 500 | `server_error` | null, `transcription_failed`, `server_error` | unexpected error; the job failed |
@@ -2355,6 +2371,17 @@ export interface components {
                 "application/json": components["schemas"]["OpenAiError"];
             };
         };
+        /** @description `idempotency_key_in_flight`: the first request with this key (or an identical one) is still being admitted; retry after `Retry-After` seconds (the OpenAI SDKs retry a 409). */
+        OpenAiInFlight: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAiError"];
+            };
+        };
         /**
          * @description 429: `insufficient_quota` (no money; not to be retried) or `rate_limit_exceeded`; 503
          *     `service_unavailable`. Both may carry `Retry-After`.
@@ -2936,7 +2963,16 @@ export interface operations {
     createOpenAiTranscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description UUID chosen by the client, as on `createTranscription`. A repeat of the same request with the key
+                 *     within 24 hours is attached to the first one's job: it waits for it, or answers from it if it has
+                 *     ended; it never starts or bills a second job. The same key with a different request is 422
+                 *     `idempotency_key_mismatch`. Without the key, an identical request from the same credential is
+                 *     attached only while the first job is `queued` or `processing`.
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2968,7 +3004,9 @@ export interface operations {
             400: components["responses"]["OpenAiError"];
             401: components["responses"]["OpenAiError"];
             403: components["responses"]["OpenAiError"];
+            409: components["responses"]["OpenAiInFlight"];
             413: components["responses"]["OpenAiError"];
+            422: components["responses"]["OpenAiError"];
             429: components["responses"]["OpenAiRateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["OpenAiError"];

@@ -11,6 +11,7 @@ import { WebhookTargetPolicy } from '../../webhooks/webhook-target-policy';
 import {
   type IdempotencyClaim,
   IdempotencyService,
+  implicitIdempotencyKey,
   parseIdempotencyKey,
   requestFingerprint,
   type StoredResponse,
@@ -30,6 +31,13 @@ import { fetchAudioUrl } from './url-intake';
 
 /** What another API's form (see acceptForm) decides about an upload before its job exists. */
 export interface UploadForm {
+  /** The route as the Idempotency-Key fingerprint names it: a key is never shared between two routes. */
+  route: string;
+  /**
+   * Whether a request without Idempotency-Key attaches to the job of an identical earlier request of the
+   * same principal (same route, fields, file name and content) while that job is queued or processing.
+   */
+  attachIdenticalWhileOpen: boolean;
   /** The form's text fields as the job's options; throws to refuse them. */
   readOptions(fields: Record<string, string>): UploadOptions;
   /** Throws to refuse the probed duration (null: the container does not state it). */
@@ -38,6 +46,12 @@ export interface UploadForm {
 
 /** The answer to an upload, as bytes: a replay must send exactly what the first answer sent. */
 export type UploadReply = StoredResponse;
+
+/** The job a form upload started, or the earlier job a retry of it was attached to. */
+export interface FormAdmission {
+  transcriptionId: string;
+  attached: boolean;
+}
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -61,7 +75,7 @@ export class TranscriptionUploadService {
   ) {}
 
   async accept(principal: Principal, request: Request): Promise<UploadReply> {
-    const claim = await this.refuseBeforeBody(principal, request);
+    const claim = await this.refuseBeforeBody(principal, request, { acceptsJson: true });
     const claimedRecord = claim?.kind === 'claimed' ? claim.recordId : null;
     const lease = claimedRecord ? this.idempotency.holdClaim(claimedRecord) : null;
     let file: StoredUpload | null = null;
@@ -104,11 +118,7 @@ export class TranscriptionUploadService {
         { ...file, mimeType, durationSeconds },
         options,
         async (tx, transcription) => {
-          const reply: UploadReply = {
-            status: 202,
-            contentType: JSON_CONTENT_TYPE,
-            body: JSON.stringify({ data: toCreatedTranscription(transcription) }),
-          };
+          const reply = admissionReply(transcription);
           if (claimedRecord) await this.idempotency.complete(tx, claimedRecord, fingerprint, reply);
           answer.reply = reply;
         },
@@ -129,21 +139,16 @@ export class TranscriptionUploadService {
   }
 
   /**
-   * The same intake for another API's form (the OpenAI-compatible route): multipart only, no Idempotency-Key
-   * and no `audio_url`. `form` reads its own fields into the job's options and may refuse the probed
-   * duration; both happen before the job exists, so a refusal costs nothing. Returns the created job.
+   * The same intake for another API's form (the OpenAI-compatible route): multipart only, no `audio_url`.
+   * `form` reads its own fields into the job's options and may refuse the probed duration; both happen before
+   * the job exists, so a refusal costs nothing. Idempotency-Key works as in accept(); the key's stored answer
+   * is the job's admission, so a retry is attached to that job. Without a key, `form.attachIdenticalWhileOpen`
+   * attaches an identical request to the first one's job while it is open (claimImplicitKey).
    */
-  async acceptForm(principal: Principal, request: Request, form: UploadForm): Promise<Transcription> {
-    try {
-      if (!request.is('multipart/form-data')) {
-        throw new ProblemException('unsupported-media-type', 'Upload the file as multipart/form-data.');
-      }
-      assertDeclaredLengthWithinLimit(request);
-      await this.billing.precheck(principal.workspaceId);
-    } catch (error) {
-      request.res?.setHeader('Connection', 'close');
-      throw error;
-    }
+  async acceptForm(principal: Principal, request: Request, form: UploadForm): Promise<FormAdmission> {
+    const claim = await this.refuseBeforeBody(principal, request, { acceptsJson: false });
+    let claimedRecord = claim?.kind === 'claimed' ? claim.recordId : null;
+    let lease = claimedRecord ? this.idempotency.holdClaim(claimedRecord) : null;
     let file: StoredUpload | null = null;
     let created = false;
     try {
@@ -151,31 +156,105 @@ export class TranscriptionUploadService {
       file = parsed.file;
       const options = form.readOptions(parsed.fields);
       if (!file) throw new ProblemException('missing-file', 'The multipart field `file` is missing.');
+      const fingerprint = requestFingerprint({
+        method: form.route,
+        fields: parsed.fields,
+        file: file.sha256,
+        name: file.originalFileName,
+      });
+      if (claim?.kind === 'answered') {
+        return { transcriptionId: admittedId(this.idempotency.replay(claim, fingerprint)), attached: true };
+      }
+      if (!claim && form.attachIdenticalWhileOpen) {
+        const implicit = await this.claimImplicitKey(principal, fingerprint);
+        if (implicit.kind === 'attached')
+          return { transcriptionId: implicit.transcriptionId, attached: true };
+        claimedRecord = implicit.recordId;
+        lease = this.idempotency.holdClaim(claimedRecord);
+      }
       const { mimeType, durationSeconds } = await this.inspectMedia(file);
       form.checkDuration(durationSeconds);
+      const recordId = claimedRecord;
       const transcription = await this.transcriptions.create(
         principal,
         { ...file, mimeType, durationSeconds },
         options,
+        async (tx, job) => {
+          if (recordId) await this.idempotency.complete(tx, recordId, fingerprint, admissionReply(job));
+        },
       );
       created = true;
-      return transcription;
+      return { transcriptionId: transcription.id, attached: false };
+    } catch (error) {
+      if (claimedRecord) await this.idempotency.release(claimedRecord).catch(() => undefined);
+      throw error;
     } finally {
+      lease?.stop();
       if (file && !created) await this.storage.delete(file.storageKey).catch(() => undefined);
       await file?.local.release().catch(() => undefined);
     }
   }
 
   /**
+   * A form request without Idempotency-Key claims the key derived from its principal and fingerprint. While
+   * the job of the identical request that answered that key is queued or processing, this request attaches
+   * to it; once that job has ended (or was deleted) its record is set aside and this request starts a job.
+   */
+  private async claimImplicitKey(
+    principal: Principal,
+    fingerprint: string,
+  ): Promise<{ kind: 'claimed'; recordId: string } | { kind: 'attached'; transcriptionId: string }> {
+    const key = implicitIdempotencyKey(principal.rateLimitKey, fingerprint);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const claim = await this.idempotency.claim(principal.workspaceId, key).catch((error: unknown) => {
+        if (error instanceof ProblemException && error.slug === 'idempotency-key-in-flight') {
+          throw new ProblemException(
+            'idempotency-key-in-flight',
+            'An identical request is still being admitted; retry when it has been (its job is then shared).',
+            {},
+            { 'Retry-After': '1' },
+          );
+        }
+        throw error;
+      });
+      if (claim.kind === 'claimed') return claim;
+      const transcriptionId = admittedId(this.idempotency.replay(claim, fingerprint));
+      if (await this.isOpen(principal.workspaceId, transcriptionId))
+        return { kind: 'attached', transcriptionId };
+      await this.idempotency.discardAnswer(claim.recordId);
+    }
+    throw new ProblemException(
+      'idempotency-key-in-flight',
+      'Identical requests are contending; retry shortly.',
+      {},
+      { 'Retry-After': '1' },
+    );
+  }
+
+  private async isOpen(workspaceId: string, transcriptionId: string): Promise<boolean> {
+    const state = await this.transcriptions.getState(workspaceId, transcriptionId).catch((error: unknown) => {
+      if (error instanceof ProblemException && error.slug === 'not-found') return null;
+      throw error;
+    });
+    return state !== null && (state.status === 'queued' || state.status === 'processing');
+  }
+
+  /**
    * Everything that can refuse the upload without its body. A refusal here answers with
    * `Connection: close`: Node would otherwise read (and discard) the whole body to keep the connection.
    */
-  private async refuseBeforeBody(principal: Principal, request: Request): Promise<IdempotencyClaim | null> {
+  private async refuseBeforeBody(
+    principal: Principal,
+    request: Request,
+    { acceptsJson }: { acceptsJson: boolean },
+  ): Promise<IdempotencyClaim | null> {
     try {
-      if (!request.is('multipart/form-data') && !request.is('application/json')) {
+      if (!request.is('multipart/form-data') && !(acceptsJson && request.is('application/json'))) {
         throw new ProblemException(
           'unsupported-media-type',
-          'Upload the file as multipart/form-data, or send {"audio_url": …} as application/json.',
+          acceptsJson
+            ? 'Upload the file as multipart/form-data, or send {"audio_url": …} as application/json.'
+            : 'Upload the file as multipart/form-data.',
         );
       }
       assertDeclaredLengthWithinLimit(request);
@@ -237,6 +316,20 @@ export class TranscriptionUploadService {
     }
     return { mimeType, durationSeconds };
   }
+}
+
+/** What an upload answers once its job exists (202); an Idempotency-Key stores it as its answer. */
+function admissionReply(transcription: Transcription): UploadReply {
+  return {
+    status: 202,
+    contentType: JSON_CONTENT_TYPE,
+    body: JSON.stringify({ data: toCreatedTranscription(transcription) }),
+  };
+}
+
+/** The job an admission reply names. */
+function admittedId(reply: UploadReply): string {
+  return (JSON.parse(reply.body) as { data: { id: string } }).data.id;
 }
 
 function urlFingerprint(audioUrl: string, fields: Record<string, string>): string {
