@@ -58,9 +58,9 @@ function readByteRange(header: string): { first: string; last: string } | null {
     }
     return header.slice(from, index);
   };
-  const expect = (token: string) => {
-    if (header.slice(index, index + token.length).toLowerCase() !== token) return false;
-    index += token.length;
+  const expect = (literal: string) => {
+    if (header.slice(index, index + literal.length).toLowerCase() !== literal) return false;
+    index += literal.length;
     return true;
   };
   skipWhitespace();
