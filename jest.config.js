@@ -20,6 +20,8 @@ const base = {
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/terminus/)'],
 };
 module.exports = {
+  // Jest's summary, then each project's time and counts and every skipped test by name (.ci/run shows them).
+  reporters: ['default', '<rootDir>/test/support/project-timing-reporter.js'],
   projects: [
     {
       ...base,

@@ -1,8 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsNumber, IsObject, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IfPresent } from '../common/validation/if-present';
 
-/** Like @IsOptional, but only an absent member is skipped: `null` is validated, not ignored. */
-const IfPresent = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 /** Present and not null: null is a value here (keep forever). */
 const IfDays = () => ValidateIf((_object: object, value: unknown) => value !== undefined && value !== null);
 

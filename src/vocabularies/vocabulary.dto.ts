@@ -5,8 +5,8 @@ import {
   IsString,
   MinLength,
   NotContains,
-  ValidateIf,
 } from 'class-validator';
+import { IfPresent } from '../common/validation/if-present';
 import { CodePointLength } from '../common/validation/stored-text';
 import { MAX_VOCABULARY_WORD_LENGTH } from './vocabulary-word';
 
@@ -24,8 +24,6 @@ const WordLength = () =>
     message: `each word must be at most ${MAX_VOCABULARY_WORD_LENGTH} characters`,
   });
 
-/** Like @IsOptional, but only an absent member is skipped: `null` is validated (and refused), not stored. */
-const IfPresent = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 export class CreateVocabularyDto {
   @IsString()

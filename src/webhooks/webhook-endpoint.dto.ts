@@ -14,6 +14,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { IfPresent } from '../common/validation/if-present';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from './events/webhook-event-catalogue';
 
 export class CreateWebhookEndpointDto {
@@ -35,9 +36,12 @@ export class CreateWebhookEndpointDto {
   events: WebhookEventType[];
 }
 
-/** PATCH: any of the create fields plus `isActive`; at least one member (an empty body is 422). */
+/**
+ * PATCH: any of the create fields plus `isActive`; at least one member (an empty body is 422). A member sent
+ * as null is validated and refused (422 naming it), not written to its NOT NULL column (was a 500).
+ */
 export class UpdateWebhookEndpointDto {
-  @IsOptional()
+  @IfPresent()
   @IsString()
   @MaxLength(2048)
   @IsUrl(
@@ -46,7 +50,7 @@ export class UpdateWebhookEndpointDto {
   )
   url?: string;
 
-  @IsOptional()
+  @IfPresent()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayUnique()
@@ -56,7 +60,7 @@ export class UpdateWebhookEndpointDto {
   })
   events?: WebhookEventType[];
 
-  @IsOptional()
+  @IfPresent()
   @IsBoolean()
   isActive?: boolean;
 }

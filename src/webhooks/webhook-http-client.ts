@@ -31,7 +31,8 @@ export function publicOnlyLookup(): LookupFunction {
       const blocked = addresses.find((entry) => !isPublicAddress(entry.address));
       if (blocked || addresses.length === 0) {
         const refused = Object.assign(
-          new Error(`${hostname} resolves to ${blocked?.address ?? 'nothing'}, not a public address`),
+          // The address is not named: a refusal reaches the caller (audio_url 422, the delivery log).
+          new Error(`${hostname} ${blocked ? 'is not a public address' : 'resolves to nothing'}`),
           { code: 'ENONPUBLIC' },
         );
         return callback(refused, '', 0);

@@ -159,8 +159,7 @@ export class WebhookTargetPolicy {
     } catch {
       return { allowed: false, reason: `host ${host} could not be resolved` };
     }
-    const blocked = addresses.find((address) => !isPublicAddress(address));
-    return blocked === undefined ? verdict : refusedAddress(blocked);
+    return addresses.every(isPublicAddress) ? verdict : NOT_PUBLIC;
   }
 }
 
@@ -170,3 +169,12 @@ function refusedAddress(address: string): TargetVerdict {
     reason: `resolves to ${address}, a loopback, private, link-local or reserved address`,
   };
 }
+
+/**
+ * A host name whose answer is not public. The address it resolved to is never named: echoing it would let any
+ * key holder map internal DNS. (An IP literal is named by `refusedAddress`: the caller sent it.)
+ */
+const NOT_PUBLIC: TargetVerdict = {
+  allowed: false,
+  reason: 'resolves to a loopback, private, link-local or reserved address: not a public address',
+};

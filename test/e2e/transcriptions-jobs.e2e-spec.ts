@@ -6,7 +6,9 @@ import { EventSource } from 'eventsource';
 import { DataSource } from 'typeorm';
 import { LedgerEntry } from '../../src/billing/ledger-entry.entity';
 import { Transcription } from '../../src/transcriptions/transcription.entity';
+import { eventually } from '../support/chaos-harness';
 import { expectEventFrameMatchesSpec, expectMatchesSpec } from '../support/openapi-contract';
+import { childProcesses, cpuTicks, descendants } from '../support/process-table';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import {
@@ -18,6 +20,11 @@ import {
 } from '../support/transcriptions';
 
 type Word = { word: string; start: number; end: number; speaker: string | null };
+
+/** The engine runner forks this script per job (src/engine/runner/engine-runner.ts). */
+const ENGINE_CHILD = 'engine-child.js';
+/** USER_HZ: /proc counts CPU time in 1/100 s on Linux. */
+const CPU_TICKS_PER_SECOND = 100;
 
 /** A short reconnect hint, so an EventSource that would keep reconnecting does so often within the test. */
 const SSE_RETRY_MS = 200;
@@ -319,23 +326,57 @@ describe('Transcription jobs on real audio', () => {
     expect(disposition).toMatch(/^attachment; filename="[\x20-\x21\x23-\x5b\x5d-\x7e]+\.txt"; /u);
   });
 
-  it('deleting a running job stops it, removes the file, bills nothing; then 404', async () => {
+  it('deleting a running job kills its engine child (no CPU after the delete), removes the file, bills nothing; then 404', async () => {
+    // The engine child is forked by this process's worker (ROLE=all in the test app): found by pid in /proc.
+    const enginesBefore = new Set(childProcesses(process.pid, ENGINE_CHILD));
     const created = await upload(t, apiKey, testAudio('faster-whisper/multilingual.mp3'));
     const id = created.body.data.id as string;
-    const deadline = Date.now() + 30_000;
-    while (
-      (await t.http().get(`/v1/transcriptions/${id}/status`).set(bearer(apiKey))).body.data.status !==
-      'processing'
-    ) {
-      if (Date.now() > deadline) throw new Error('job never started');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // Progress above 0 comes from the engine child: it has opened the audio and is working through it (a
+    // delete before that made the child fail on the missing file, with or without the cancel).
+    await eventually(
+      'the engine to report progress',
+      async () => {
+        const status = await t.http().get(`/v1/transcriptions/${id}/status`).set(bearer(apiKey));
+        return status.body.data.status === 'processing' && status.body.data.progress > 0;
+      },
+      60_000,
+      20,
+    );
+    const engine = await eventually(
+      "the job's engine child",
+      async () => childProcesses(process.pid, ENGINE_CHILD).find((pid) => !enginesBefore.has(pid)),
+      30_000,
+      20,
+    );
     const row = await t.app.get(DataSource).getRepository(Transcription).findOneOrFail({ where: { id } });
     const stored = join(t.config.STORAGE_DIR, row.storageKey ?? '');
     expect(existsSync(stored)).toBe(true);
+    // A 60 s clip: the child has seconds of CPU work left (the status is still processing).
+    const family = [engine, ...descendants(engine)];
     const deleted = await t.http().delete(`/v1/transcriptions/${id}`).set(bearer(apiKey));
     expect(deleted.status).toBe(204);
     expectMatchesSpec(deleted, 'deleteTranscription');
+    const atDelete = new Map(family.map((pid) => [pid, cpuTicks(pid) ?? 0]));
+    const lastSeen = new Map(atDelete);
+    await eventually(
+      'the engine child and every process it started to be gone',
+      async () => {
+        for (const pid of family) {
+          const ticks = cpuTicks(pid);
+          if (ticks !== null) lastSeen.set(pid, ticks);
+        }
+        return family.every((pid) => cpuTicks(pid) === null);
+      },
+      60_000,
+      10,
+    );
+    // Killed on the delete, not left to finish its clip: what it ran after the 204 is the cancel's latency
+    // (Redis pub/sub to the worker, then SIGKILL), far below the seconds the rest of the clip takes.
+    const ticksAfterDelete = family.reduce(
+      (sum, pid) => sum + (lastSeen.get(pid) ?? 0) - (atDelete.get(pid) ?? 0),
+      0,
+    );
+    expect(ticksAfterDelete).toBeLessThan(CPU_TICKS_PER_SECOND / 2);
     expect(existsSync(stored)).toBe(false);
     for (const path of [`/v1/transcriptions/${id}`, `/v1/transcriptions/${id}/status`]) {
       const gone = await t.http().get(path).set(bearer(apiKey));
@@ -343,7 +384,7 @@ describe('Transcription jobs on real audio', () => {
     }
     const again = await t.http().delete(`/v1/transcriptions/${id}`).set(bearer(apiKey));
     expect(again.status).toBe(404);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // The job's engine is gone, so no result can arrive to be charged.
     const charges = await t.app
       .get(DataSource)
       .getRepository(LedgerEntry)

@@ -222,5 +222,18 @@ describe('Transcribing from a URL', () => {
       expectMatchesSpec(response, 'createTranscription');
       expect(response.body.errors.fieldErrors.audio_url[0]).toMatch(reason);
     });
+
+    it('refuses a host name that resolves to a private address without naming that address', async () => {
+      // Printing the resolved address would let any key holder map internal DNS (issue 19).
+      const response = await strict
+        .http()
+        .post('/v1/transcriptions')
+        .set(bearer(strictKey))
+        .send({ audio_url: 'https://localhost:1/goforward.wav' });
+      expect(response.status).toBe(422);
+      expectMatchesSpec(response, 'createTranscription');
+      expect(response.body.errors.fieldErrors.audio_url).toEqual([expect.stringMatching(/not a public address/)]);
+      expect(JSON.stringify(response.body)).not.toMatch(/127\.0\.0\.1|::1\b/);
+    });
   });
 });

@@ -161,6 +161,25 @@ describe('Webhook operations', () => {
       await t.http().delete(`/v1/webhooks/${id}`).set(bearer(mine.apiKey));
     });
 
+    it.each([
+      ['events', { events: null }],
+      ['isActive', { isActive: null }],
+      ['url', { url: null }],
+    ])('refuses a null %s with 422 validation naming it, and changes nothing', async (field, body) => {
+      const { id } = await register('/patch-null');
+      const response = await t.http().patch(`/v1/webhooks/${id}`).set(bearer(mine.apiKey)).send(body);
+      expect(response.status).toBe(422);
+      expect(response.body.type).toBe(validation);
+      expect(Object.keys(response.body.errors.fieldErrors)).toEqual([field]);
+      expectMatchesSpec(response, 'updateWebhook');
+      const list = await t.http().get('/v1/webhooks').set(bearer(mine.apiKey));
+      expect(list.body.data.find((e: { id: string }) => e.id === id)).toMatchObject({
+        url: receiver.url('/patch-null'),
+        isActive: true,
+      });
+      await t.http().delete(`/v1/webhooks/${id}`).set(bearer(mine.apiKey));
+    });
+
     it('an inactive endpoint gets no deliveries; active again, it does', async () => {
       const { id } = await register('/inactive', ['balance.low']);
       const off = await t.http().patch(`/v1/webhooks/${id}`).set(bearer(mine.apiKey)).send({ isActive: false });

@@ -141,6 +141,19 @@ describe('Webhook endpoints', () => {
       expectMatchesSpec(response, 'createWebhook');
     });
 
+    it('refuses a host name that resolves to a private address without naming that address', async () => {
+      // Printing the resolved address would let any key holder map internal DNS (issue 19).
+      const response = await strict
+        .http()
+        .post('/v1/webhooks')
+        .set(bearer(key))
+        .send({ url: 'https://localhost/hook', events: ['balance.low'] });
+      expect(response.status).toBe(422);
+      expectMatchesSpec(response, 'createWebhook');
+      expect(response.body.errors.fieldErrors.url).toEqual([expect.stringMatching(/not a public address/)]);
+      expect(JSON.stringify(response.body)).not.toMatch(/127\.0\.0\.1|::1\b/);
+    });
+
     it('refuses an http URL: deliveries are HTTPS POSTs', async () => {
       const response = await strict
         .http()

@@ -682,8 +682,8 @@ export interface paths {
          * Download the uploaded audio (with byte ranges)
          * @description The stored original upload, as sent, with its detected media type: for the dashboard's player and for
          *     re-downloading. `Accept-Ranges: bytes`; one byte range (`Range: bytes=0-1023`, `bytes=1024-`,
-         *     `bytes=-1024`) answers 206 with `Content-Range`; several ranges or an unreadable `Range` answer the
-         *     whole file (200). Any credential: API key, JWT, or the `stt_session` cookie (GET/HEAD), so an
+         *     `bytes=-1024`) answers 206 with `Content-Range`; several ranges, an unreadable `Range` or one over 200
+         *     characters (ignored unread, as RFC 9110 allows) answer the whole file (200). Any credential: API key, JWT, or the `stt_session` cookie (GET/HEAD), so an
          *     `<audio src>` works in the signed-in browser.
          *
          *     | Slug | Status | When |
@@ -3385,7 +3385,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description One byte range, RFC 9110 (`bytes=<first>-[<last>]` or `bytes=-<suffix length>`). */
+                /** @description One byte range, RFC 9110 (`bytes=<first>-[<last>]` or `bytes=-<suffix length>`); a value over 200 characters is ignored. */
                 Range?: string;
             };
             path: {
