@@ -11,6 +11,7 @@ import { ApiKeyBearerStrategy, ApiKeyHeaderStrategy } from './api-key.strategy';
 import { AuthenticationGuard } from './authentication.guard';
 import { CredentialResolver } from './credential-resolver.service';
 import { JwtStrategy } from './jwt.strategy';
+import { SessionCookies } from './session/session-cookies';
 import { TokenService } from './token.service';
 
 @Module({
@@ -24,8 +25,9 @@ import { TokenService } from './token.service';
     ApiKeyHeaderStrategy,
     ApiKeyBearerStrategy,
     CredentialResolver,
+    SessionCookies,
     { provide: APP_GUARD, useClass: AuthenticationGuard },
   ],
-  exports: [ApiKeyService, TokenService, CredentialResolver],
+  exports: [ApiKeyService, TokenService, CredentialResolver, SessionCookies],
 })
 export class AuthModule {}

@@ -11,7 +11,7 @@ import {
 import { bearerCredential } from './authorization-header';
 import { JWT_STRATEGY, JwtStrategy } from './jwt.strategy';
 import { AuthOutcome, Principal, RequestWithAuth } from './principal';
-import { sessionCookieCredential } from './session/session-cookies';
+import { SessionCookies } from './session/session-cookies';
 
 /**
  * Works out who is calling without throwing: the outcome is kept on the request so rate limiting can use
@@ -26,7 +26,12 @@ export class CredentialResolver {
    */
   private readonly passport = new Authenticator();
 
-  constructor(jwt: JwtStrategy, headerKey: ApiKeyHeaderStrategy, bearerKey: ApiKeyBearerStrategy) {
+  constructor(
+    jwt: JwtStrategy,
+    headerKey: ApiKeyHeaderStrategy,
+    bearerKey: ApiKeyBearerStrategy,
+    private readonly cookies: SessionCookies,
+  ) {
     this.passport.use(JWT_STRATEGY, jwt);
     this.passport.use(API_KEY_HEADER_STRATEGY, headerKey);
     this.passport.use(API_KEY_BEARER_STRATEGY, bearerKey);
@@ -37,7 +42,7 @@ export class CredentialResolver {
     const headerKey = request.headers['x-api-key'];
     if (authorization === undefined && headerKey === undefined) {
       // The dashboard's session cookie, for GET/HEAD only (EventSource and <audio> cannot send a header).
-      return sessionCookieCredential(request) === null
+      return this.cookies.sessionCredential(request) === null
         ? { kind: 'anonymous' }
         : this.run(JWT_STRATEGY, request, response);
     }

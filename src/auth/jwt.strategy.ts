@@ -10,7 +10,7 @@ import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
 import { bearerCredential } from './authorization-header';
 import { Principal } from './principal';
-import { sessionCookieCredential } from './session/session-cookies';
+import { SessionCookies } from './session/session-cookies';
 
 export const JWT_STRATEGY = 'jwt';
 
@@ -18,7 +18,19 @@ interface JwtClaims {
   sub?: unknown;
   exp?: unknown;
   iat?: unknown;
+  sid?: unknown;
 }
+
+/** How far ahead of this machine's clock a token's `iat` may be (the issuer's clock may run a little fast). */
+export const ISSUED_AT_SKEW_SECONDS = 60;
+
+/**
+ * A dashboard sign-in (`sid`: its refresh-token family) is live while a token of the family is not revoked:
+ * sign-out, a detected replay and a new password revoke the whole family at once (SessionService,
+ * UserPasswordService). Asked in the same statement as the user, so it adds no round trip.
+ */
+const SESSION_LIVE = `EXISTS (SELECT 1 FROM refresh_tokens token WHERE token.family_id = :sessionId
+  AND token.user_id = "user"."id" AND token.revoked_on IS NULL)`;
 
 /** HS256 only: `alg: none` and every other algorithm fail signature verification. */
 @Injectable()
@@ -28,13 +40,14 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   constructor(
     config: AppConfig,
     @InjectRepository(User) private readonly users: Repository<User>,
+    cookies: SessionCookies,
   ) {
     super({
       // The header when present (the resolver sends a request here only for a JWT-looking header or for
       // none at all), else the session cookie on a GET or HEAD.
       jwtFromRequest: (request: Request) =>
         request.headers.authorization === undefined
-          ? sessionCookieCredential(request)
+          ? cookies.sessionCredential(request)
           : bearerCredential(request.headers.authorization),
       secretOrKey: config.JWT_SECRET,
       algorithms: ['HS256'],
@@ -58,12 +71,25 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
         `The token's lifetime (exp − iat) exceeds the maximum of ${this.maxLifetimeSeconds} s.`,
       );
     }
+    // Otherwise a token "issued" in a year and expiring ten minutes later is valid for a year.
+    if (claims.iat > Date.now() / 1000 + ISSUED_AT_SKEW_SECONDS) {
+      throw new ProblemException('invalid-token', 'The token was issued in the future (`iat` claim).');
+    }
     if (typeof claims.sub !== 'string' || !isUuid(claims.sub)) {
       throw new ProblemException('invalid-token', 'The token subject (`sub`) is not a user id.');
     }
-    const user = await this.users.findOne({ where: { id: claims.sub } });
+    if (claims.sid !== undefined && (typeof claims.sid !== 'string' || !isUuid(claims.sid))) {
+      throw new ProblemException('invalid-token', 'The token session (`sid`) is not a session id.');
+    }
+    const { user, sessionLive } = await this.userAndSession(claims.sub, claims.sid);
     if (!user)
       throw new ProblemException('user-not-found', 'The user this token was issued for no longer exists.');
+    if (!sessionLive) {
+      throw new ProblemException(
+        'invalid-token',
+        'The sign-in of this token has ended (signed out, or its refresh token was replayed); sign in again.',
+      );
+    }
     if (!user.activeWorkspaceId) {
       throw new ProblemException('forbidden', 'The user is not a member of any workspace.');
     }
@@ -73,5 +99,19 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
       credential: 'jwt',
       rateLimitKey: `user:${user.id}`,
     };
+  }
+
+  /** The user, and whether the sign-in is live (always, for a token of no sign-in: `token:issue`'s). */
+  private async userAndSession(
+    userId: string,
+    sessionId: string | undefined,
+  ): Promise<{ user: User | null; sessionLive: boolean }> {
+    const query = this.users.createQueryBuilder('user').where('user.id = :userId', { userId });
+    if (sessionId === undefined) return { user: await query.getOne(), sessionLive: true };
+    const { entities, raw } = await query
+      .addSelect(SESSION_LIVE, 'session_live')
+      .setParameter('sessionId', sessionId)
+      .getRawAndEntities<{ session_live: boolean }>();
+    return { user: entities[0] ?? null, sessionLive: raw[0]?.session_live === true };
   }
 }

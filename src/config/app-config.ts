@@ -178,10 +178,15 @@ export class AppConfig {
   @Max(60)
   REFRESH_REUSE_GRACE_SECONDS = 10;
 
-  /** Marks the session cookies `Secure` (send them over HTTPS only); false for plain-http local use. */
-  @Transform(toBool)
-  @IsBoolean()
-  COOKIE_SECURE = false;
+  /**
+   * Marks the session cookies `Secure` (sent over HTTPS only) and names them with the `__Secure-` prefix.
+   * Unset: true, except under NODE_ENV=development or test. `false` is an explicit opt-out for plain-HTTP
+   * use, which the boot log warns about outside development and test (src/auth/session/session-cookies.ts).
+   */
+  @IsOptional()
+  @Transform(({ value }) => (value === '' ? undefined : toStrictBool({ value })))
+  @IsBoolean({ message: 'COOKIE_SECURE must be true or false (or unset)' })
+  COOKIE_SECURE?: boolean;
 
   /** `POST /v1/auth/signup` creates a workspace for anyone; off (404), the operator's CLI creates them. */
   @Transform(toBool)

@@ -91,8 +91,9 @@ export interface paths {
         /**
          * Sign in to the dashboard with email and password
          * @description Signs a user in (the web app at `/app`; issue 13). Answers a short-lived access JWT in the body
-         *     (default 15 min, `ACCESS_TOKEN_TTL_SECONDS`) and sets two cookies, both `HttpOnly; SameSite=Strict`
-         *     (`Secure` when the operator sets `COOKIE_SECURE=true`):
+         *     (default 15 min, `ACCESS_TOKEN_TTL_SECONDS`) and sets two cookies, both `HttpOnly; SameSite=Strict`,
+         *     and `Secure` with the names prefixed `__Secure-` (`__Secure-stt_refresh`, `__Secure-stt_session`) unless
+         *     the service runs with `NODE_ENV=development` or `test` or the operator sets `COOKIE_SECURE=false`:
          *
          *     - `stt_refresh`: an opaque refresh token, `Path=/v1/auth`, `Max-Age` = `REFRESH_TOKEN_TTL_SECONDS`
          *       (default 30 days); see `refreshSession`.
@@ -165,9 +166,11 @@ export interface paths {
          * @description Reads the `stt_refresh` cookie (no body, no other credential), answers a new access JWT like `login`
          *     and **rotates** the refresh token: the cookie is replaced and the old token stops working. Presenting
          *     a token that was already rotated means it was copied: the whole sign-in (every token rotated from
-         *     it) is revoked and both the thief and the owner must sign in again. Except within
-         *     `REFRESH_REUSE_GRACE_SECONDS` (default 10) of its rotation: tabs that load at once refresh with the
-         *     same cookie, and each gets a new token of the same sign-in. A refused refresh clears both cookies.
+         *     it) is revoked, with its access tokens, and both the thief and the owner must sign in again. Except
+         *     within `REFRESH_REUSE_GRACE_SECONDS` (default 10) of its rotation: tabs that load at once refresh with
+         *     the same cookie, and each gets the successor that rotation issued (the same new refresh token, a fresh
+         *     access token), so a sign-in never has two chains and a copy used later is still caught. A refused
+         *     refresh clears both cookies.
          *
          *     | Slug | Status | When |
          *     |---|---|---|
@@ -192,8 +195,8 @@ export interface paths {
         /**
          * Sign out
          * @description Revokes the sign-in of the `stt_refresh` cookie (if any) and clears both cookies (`Max-Age=0`). Needs
-         *     no credential and always answers 204. An access token already handed out stays valid until it
-         *     expires (at most `ACCESS_TOKEN_TTL_SECONDS`, default 15 min): JWTs are not looked up per request.
+         *     no credential and always answers 204. The sign-in's access tokens are refused from then on, as a
+         *     header or as the `stt_session` cookie (401 `invalid-token`); the user's other sign-ins go on.
          */
         post: operations["logout"];
         delete?: never;
@@ -2087,7 +2090,7 @@ export interface components {
          *     |---|---|
          *     | `unauthorized` | no credential, or the `Authorization` header is malformed |
          *     | `invalid-api-key` | API key not found, revoked or expired |
-         *     | `invalid-token` | JWT signature invalid, token expired, `alg` not HS256, `sub` or `exp` missing |
+         *     | `invalid-token` | JWT signature invalid, token expired, `alg` not HS256, `sub` or `exp` missing, `iat` in the future, or the token's sign-in ended (`sid`) |
          *     | `user-not-found` | the token's user no longer exists |
          */
         Unauthorized: {
@@ -2298,8 +2301,9 @@ export interface components {
             headers: {
                 /**
                  * @description `stt_session=<access JWT>; Max-Age=<access TTL>; Path=/v1; HttpOnly; SameSite=Strict` and
-                 *     `stt_refresh=<refresh token>; Max-Age=<refresh TTL>; Path=/v1/auth; HttpOnly; SameSite=Strict`
-                 *     (plus `Secure` when `COOKIE_SECURE=true`).
+                 *     `stt_refresh=<refresh token>; Max-Age=<refresh TTL>; Path=/v1/auth; HttpOnly; SameSite=Strict`;
+                 *     outside `NODE_ENV=development`/`test` (unless `COOKIE_SECURE=false`) both are `Secure` and named
+                 *     `__Secure-stt_session` and `__Secure-stt_refresh`.
                  */
                 "Set-Cookie": string;
                 "x-ratelimit-limit": components["headers"]["RateLimitLimit"];

@@ -1,8 +1,12 @@
 import type { Request } from 'express';
-import { readCookie, sessionCookieCredential } from './session-cookies';
+import { loadAppConfig } from '../../config/app-config';
+import { cookiesSecure, readCookie, SessionCookies } from './session-cookies';
 
 const request = (method: string, cookie?: string): Request =>
   ({ method, headers: cookie === undefined ? {} : { cookie } }) as unknown as Request;
+
+const cookies = (environment: Record<string, string>): SessionCookies =>
+  new SessionCookies(loadAppConfig({ JWT_SECRET: 'x'.repeat(32), ...environment }));
 
 describe('session cookies', () => {
   it('reads one cookie among several, decoded', () => {
@@ -21,6 +25,38 @@ describe('session cookies', () => {
     ['PATCH', null],
     ['DELETE', null],
   ])('the session cookie authenticates %s: %s', (method, expected) => {
-    expect(sessionCookieCredential(request(method, 'stt_session=token'))).toBe(expected);
+    expect(cookies({ NODE_ENV: 'test' }).sessionCredential(request(method, 'stt_session=token'))).toBe(
+      expected,
+    );
+  });
+
+  it.each([
+    [{ NODE_ENV: 'production' }, true],
+    [{}, true],
+    [{ NODE_ENV: 'development' }, false],
+    [{ NODE_ENV: 'test' }, false],
+    [{ NODE_ENV: 'production', COOKIE_SECURE: 'false' }, false],
+    [{ NODE_ENV: 'development', COOKIE_SECURE: 'true' }, true],
+    [{ NODE_ENV: 'production', COOKIE_SECURE: '' }, true],
+  ])('Secure by default outside development and test: %j → %s', (environment, secure) => {
+    expect(cookiesSecure(loadAppConfig({ JWT_SECRET: 'x'.repeat(32), ...environment }))).toBe(secure);
+  });
+
+  it('names Secure cookies with the __Secure- prefix and reads them under that name only', () => {
+    const secure = cookies({ NODE_ENV: 'production' });
+    expect([secure.sessionName, secure.refreshName]).toEqual([
+      '__Secure-stt_session',
+      '__Secure-stt_refresh',
+    ]);
+    expect(secure.sessionCredential(request('GET', 'stt_session=planted'))).toBeNull();
+    expect(secure.sessionCredential(request('GET', '__Secure-stt_session=token'))).toBe('token');
+    expect(secure.refreshToken(request('POST', 'stt_refresh=planted'))).toBeNull();
+    expect(secure.refreshToken(request('POST', '__Secure-stt_refresh=r'))).toBe('r');
+    const plain = cookies({ NODE_ENV: 'test' });
+    expect([plain.sessionName, plain.refreshName]).toEqual(['stt_session', 'stt_refresh']);
+  });
+
+  it('refuses a COOKIE_SECURE that is not a boolean at boot', () => {
+    expect(() => cookies({ COOKIE_SECURE: 'maybe' })).toThrow(/COOKIE_SECURE/);
   });
 });

@@ -1,9 +1,16 @@
+import { Injectable, Logger } from '@nestjs/common';
 import type { CookieOptions, Request, Response } from 'express';
+import { AppConfig } from '../../config/app-config';
 
 /** The access JWT; authenticates safe methods only (EventSource, `<audio src>`), never a write. */
 export const SESSION_COOKIE = 'stt_session';
 /** The rotating refresh token; sent to /v1/auth only. */
 export const REFRESH_COOKIE = 'stt_refresh';
+/**
+ * Browsers keep a cookie of this name only when it is `Secure` and was set over HTTPS, so a page on plain
+ * HTTP (or a network attacker injecting one) cannot plant a session cookie the service would read.
+ */
+export const SECURE_COOKIE_PREFIX = '__Secure-';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
@@ -24,40 +31,69 @@ export function readCookie(request: Request, name: string): string | null {
   return null;
 }
 
+/** COOKIE_SECURE, or when unset: Secure everywhere but on a developer's machine and in tests. */
+export function cookiesSecure(config: Pick<AppConfig, 'COOKIE_SECURE' | 'NODE_ENV'>): boolean {
+  return config.COOKIE_SECURE ?? !['development', 'test'].includes(config.NODE_ENV);
+}
+
 /**
- * The session cookie's token, for GET and HEAD only: a cross-site form or fetch can make the browser send
- * cookies with a write, never read the answer to a read (SameSite=Strict too), so writes need the header.
+ * The dashboard's two cookies: their names (one source: `__Secure-` prefixed when Secure) and attributes,
+ * and reading them from a request. Everything that sets or reads them goes through here.
  */
-export function sessionCookieCredential(request: Request): string | null {
-  return SAFE_METHODS.has(request.method) ? readCookie(request, SESSION_COOKIE) : null;
-}
+@Injectable()
+export class SessionCookies {
+  readonly secure: boolean;
+  readonly sessionName: string;
+  readonly refreshName: string;
+  private readonly logger = new Logger(SessionCookies.name);
 
-export interface CookieSettings {
-  secure: boolean;
-  accessTtlSeconds: number;
-  refreshTtlSeconds: number;
-}
+  constructor(private readonly config: AppConfig) {
+    this.secure = cookiesSecure(config);
+    const prefix = this.secure ? SECURE_COOKIE_PREFIX : '';
+    this.sessionName = `${prefix}${SESSION_COOKIE}`;
+    this.refreshName = `${prefix}${REFRESH_COOKIE}`;
+  }
 
-function base(settings: CookieSettings, path: string): CookieOptions {
-  return { httpOnly: true, sameSite: 'strict', secure: settings.secure, path };
-}
+  /** At the boot of a process that serves HTTP: plain-HTTP cookies in production are a choice to see. */
+  warnWhenInsecure(): void {
+    const environment = this.config.NODE_ENV;
+    if (this.secure || environment !== 'production') return;
+    this.logger.warn(
+      `COOKIE_SECURE=false with NODE_ENV=${environment}: the session cookies are sent over plain HTTP too ` +
+        '(no Secure, no __Secure- prefix), where anyone on the network can read and replay them. ' +
+        'Serve the service over HTTPS and unset COOKIE_SECURE.',
+    );
+  }
 
-export function setSessionCookies(
-  response: Response,
-  settings: CookieSettings,
-  tokens: { accessToken: string; refreshToken: string },
-): void {
-  response.cookie(SESSION_COOKIE, tokens.accessToken, {
-    ...base(settings, '/v1'),
-    maxAge: settings.accessTtlSeconds * 1000,
-  });
-  response.cookie(REFRESH_COOKIE, tokens.refreshToken, {
-    ...base(settings, '/v1/auth'),
-    maxAge: settings.refreshTtlSeconds * 1000,
-  });
-}
+  /**
+   * The session cookie's token, for GET and HEAD only: a cross-site form or fetch can make the browser send
+   * cookies with a write, never read the answer to a read (SameSite=Strict too), so writes need the header.
+   */
+  sessionCredential(request: Request): string | null {
+    return SAFE_METHODS.has(request.method) ? readCookie(request, this.sessionName) : null;
+  }
 
-export function clearSessionCookies(response: Response, settings: CookieSettings): void {
-  response.clearCookie(SESSION_COOKIE, base(settings, '/v1'));
-  response.clearCookie(REFRESH_COOKIE, base(settings, '/v1/auth'));
+  refreshToken(request: Request): string | null {
+    return readCookie(request, this.refreshName);
+  }
+
+  set(response: Response, tokens: { accessToken: string; refreshToken: string }): void {
+    response.cookie(this.sessionName, tokens.accessToken, {
+      ...this.attributes('/v1'),
+      maxAge: this.config.ACCESS_TOKEN_TTL_SECONDS * 1000,
+    });
+    response.cookie(this.refreshName, tokens.refreshToken, {
+      ...this.attributes('/v1/auth'),
+      maxAge: this.config.REFRESH_TOKEN_TTL_SECONDS * 1000,
+    });
+  }
+
+  clear(response: Response): void {
+    response.clearCookie(this.sessionName, this.attributes('/v1'));
+    response.clearCookie(this.refreshName, this.attributes('/v1/auth'));
+  }
+
+  private attributes(path: string): CookieOptions {
+    return { httpOnly: true, sameSite: 'strict', secure: this.secure, path };
+  }
 }

@@ -13,13 +13,7 @@ import type { Request, Response } from 'express';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { AppConfig } from '../../config/app-config';
 import { Public } from '../public.decorator';
-import {
-  clearSessionCookies,
-  CookieSettings,
-  readCookie,
-  REFRESH_COOKIE,
-  setSessionCookies,
-} from './session-cookies';
+import { SessionCookies } from './session-cookies';
 import { LoginDto, SignupDto } from './session.dto';
 import { IssuedSession, SessionService, SessionView } from './session.service';
 
@@ -40,18 +34,10 @@ export class SignupEnabledGuard implements CanActivate {
 @Public()
 @Controller('v1/auth')
 export class SessionController {
-  private readonly cookies: CookieSettings;
-
   constructor(
     private readonly sessions: SessionService,
-    config: AppConfig,
-  ) {
-    this.cookies = {
-      secure: config.COOKIE_SECURE,
-      accessTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
-      refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
-    };
-  }
+    private readonly cookies: SessionCookies,
+  ) {}
 
   @Post('login')
   @HttpCode(200)
@@ -82,10 +68,10 @@ export class SessionController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<{ data: SessionView }> {
     try {
-      return this.answer(response, await this.sessions.refresh(readCookie(request, REFRESH_COOKIE)));
+      return this.answer(response, await this.sessions.refresh(this.cookies.refreshToken(request)));
     } catch (error) {
       // A refused refresh token is dead for good: the browser should stop sending it.
-      if (error instanceof ProblemException) clearSessionCookies(response, this.cookies);
+      if (error instanceof ProblemException) this.cookies.clear(response);
       throw error;
     }
   }
@@ -93,15 +79,12 @@ export class SessionController {
   @Post('logout')
   @HttpCode(204)
   async logout(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
-    await this.sessions.logout(readCookie(request, REFRESH_COOKIE));
-    clearSessionCookies(response, this.cookies);
+    await this.sessions.logout(this.cookies.refreshToken(request));
+    this.cookies.clear(response);
   }
 
   private answer(response: Response, issued: IssuedSession): { data: SessionView } {
-    setSessionCookies(response, this.cookies, {
-      accessToken: issued.view.accessToken,
-      refreshToken: issued.refreshToken,
-    });
+    this.cookies.set(response, { accessToken: issued.view.accessToken, refreshToken: issued.refreshToken });
     response.setHeader('Cache-Control', 'no-store');
     return { data: issued.view };
   }

@@ -1,11 +1,13 @@
-import { Module } from '@nestjs/common';
+import { Module, OnApplicationBootstrap } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountModule } from '../../account/account.module';
 import { User } from '../../account/user.entity';
 import { Workspace } from '../../account/workspace.entity';
+import { AppConfig } from '../../config/app-config';
 import { AuthModule } from '../auth.module';
 import { LoginThrottleService } from './login-throttle.service';
 import { RefreshToken } from './refresh-token.entity';
+import { SessionCookies } from './session-cookies';
 import { SessionController, SignupEnabledGuard } from './session.controller';
 import { SessionService } from './session.service';
 
@@ -16,4 +18,13 @@ import { SessionService } from './session.service';
   providers: [SessionService, LoginThrottleService, SignupEnabledGuard],
   exports: [SessionService],
 })
-export class SessionModule {}
+export class SessionModule implements OnApplicationBootstrap {
+  constructor(
+    private readonly cookies: SessionCookies,
+    private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.ROLE !== 'worker') this.cookies.warnWhenInsecure();
+  }
+}

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { IsNull, Repository } from 'typeorm';
 import { User } from '../../account/user.entity';
 import { Workspace } from '../../account/workspace.entity';
@@ -41,9 +41,16 @@ function hashRefreshToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
+/** What a refresh token is derived with: a key of its own, from the server secret (one secret to keep). */
+function successorKey(jwtSecret: string): Buffer {
+  return createHmac('sha256', jwtSecret).update('stt refresh-token successor v1').digest();
+}
+
 /** Dashboard sign-in: passwords, access JWTs and rotating refresh tokens (docs/decisions.md, issue 13). */
 @Injectable()
 export class SessionService implements OnModuleInit {
+  private readonly successorKey: Buffer;
+
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
     @InjectRepository(Workspace) private readonly workspaces: Repository<Workspace>,
@@ -52,7 +59,9 @@ export class SessionService implements OnModuleInit {
     private readonly throttle: LoginThrottleService,
     private readonly provisioning: WorkspaceProvisioningService,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.successorKey = successorKey(config.JWT_SECRET);
+  }
 
   async onModuleInit(): Promise<void> {
     await prepareDummyHash();
@@ -101,41 +110,69 @@ export class SessionService implements OnModuleInit {
    * Rotates the refresh token. A token that was already rotated is being replayed (copied): the whole
    * family is revoked, so the thief and the owner both have to sign in again. Within
    * REFRESH_REUSE_GRACE_SECONDS of its rotation it is a race instead (tabs refreshing at once with the same
-   * cookie), and it gets a new token of the same family too.
+   * cookie): it gets the successor that rotation issued, never a token of its own, so a sign-in is one chain
+   * of tokens and a copy used after the grace is still seen as a replay.
    */
   async refresh(token: string | null): Promise<IssuedSession> {
     const current = token
       ? await this.refreshTokens.findOne({ where: { tokenHash: hashRefreshToken(token) } })
       : null;
-    if (!current) throw invalidRefreshToken('No valid refresh token was sent; sign in again.');
+    if (!token || !current) throw invalidRefreshToken('No valid refresh token was sent; sign in again.');
     if (current.expiresOn.getTime() <= Date.now()) {
       throw invalidRefreshToken('The session has expired; sign in again.');
     }
-    const rotated = current.rotatedOn ?? (await this.claimRotation(current));
+    const successor = this.successorOf(token);
+    const rotated = current.rotatedOn ?? (await this.claimRotation(current, successor));
     if (current.revokedOn || rotated === 'revoked') {
       throw invalidRefreshToken('The session has ended; sign in again.');
     }
-    if (rotated !== 'claimed' && !this.withinReuseGrace(rotated)) {
-      await this.revokeFamily(current.familyId);
-      throw invalidRefreshToken('The refresh token was already used; the session was ended for safety.');
+    if (rotated !== 'claimed') {
+      if (!this.withinReuseGrace(rotated)) {
+        await this.revokeFamily(current.familyId);
+        throw invalidRefreshToken('The refresh token was already used; the session was ended for safety.');
+      }
+      // Absent when the rotation was made under another JWT_SECRET (or before successors were derived).
+      const issued = await this.refreshTokens.existsBy({
+        tokenHash: hashRefreshToken(successor),
+        familyId: current.familyId,
+        revokedOn: IsNull(),
+      });
+      if (!issued) throw invalidRefreshToken('The session has ended; sign in again.');
     }
     const user = await this.users.findOneBy({ id: current.userId });
     if (!user) throw invalidRefreshToken('The user of this session no longer exists.');
-    return this.issue(user, current.familyId);
+    return this.session(user, await this.workspaceOf(user), current.familyId, successor);
   }
 
   /**
-   * Marks the token rotated, once: 'claimed' for the one refresh that did, otherwise what another refresh or a
-   * sign-out did to it meanwhile (when it was rotated, or 'revoked').
+   * The one token that replaces `token` when it is rotated: derived, not stored, so a refresh in the grace can
+   * hand it out again while the database keeps hashes only. Without the server secret a copied token tells
+   * nothing about its successor.
    */
-  private async claimRotation(token: RefreshToken): Promise<'claimed' | 'revoked' | Date> {
-    const claimed = await this.refreshTokens.update(
-      { id: token.id, rotatedOn: IsNull(), revokedOn: IsNull() },
-      { rotatedOn: new Date() },
-    );
-    if ((claimed.affected ?? 0) > 0) return 'claimed';
-    const now = await this.refreshTokens.findOneByOrFail({ id: token.id });
-    return now.revokedOn ? 'revoked' : (now.rotatedOn ?? 'revoked');
+  private successorOf(token: string): string {
+    return createHmac('sha256', this.successorKey).update(token, 'utf8').digest('base64url');
+  }
+
+  /**
+   * Marks the token rotated and stores its successor, in one transaction and once: 'claimed' for the one
+   * refresh that did, otherwise what another refresh or a sign-out did to it meanwhile (when it was rotated,
+   * or 'revoked'). A refresh racing the claim waits on the row, so it sees the successor once it sees the
+   * rotation.
+   */
+  private claimRotation(token: RefreshToken, successor: string): Promise<'claimed' | 'revoked' | Date> {
+    return this.refreshTokens.manager.transaction(async (manager) => {
+      const tokens = manager.getRepository(RefreshToken);
+      const claimed = await tokens.update(
+        { id: token.id, rotatedOn: IsNull(), revokedOn: IsNull() },
+        { rotatedOn: new Date() },
+      );
+      if ((claimed.affected ?? 0) > 0) {
+        await tokens.insert(this.tokenRow(token.userId, token.familyId, successor));
+        return 'claimed';
+      }
+      const now = await tokens.findOneByOrFail({ id: token.id });
+      return now.revokedOn ? 'revoked' : (now.rotatedOn ?? 'revoked');
+    });
   }
 
   private withinReuseGrace(rotatedOn: Date): boolean {
@@ -149,29 +186,48 @@ export class SessionService implements OnModuleInit {
     if (current) await this.revokeFamily(current.familyId);
   }
 
+  /**
+   * Ends the sign-in: its refresh tokens (revokedOn), and with them its access tokens, whose `sid` the JWT
+   * strategy checks on every request.
+   */
   private async revokeFamily(familyId: string): Promise<void> {
     await this.refreshTokens.update({ familyId, revokedOn: IsNull() }, { revokedOn: new Date() });
   }
 
+  /** A new sign-in: a random refresh token of a new family, and an access token. */
   private async issue(user: User, familyId: string): Promise<IssuedSession> {
+    const workspace = await this.workspaceOf(user);
+    const refreshToken = randomBytes(32).toString('base64url');
+    await this.refreshTokens.insert(this.tokenRow(user.id, familyId, refreshToken));
+    return this.session(user, workspace, familyId, refreshToken);
+  }
+
+  private async workspaceOf(user: User): Promise<Workspace> {
     const workspace = user.activeWorkspaceId
       ? await this.workspaces.findOneBy({ id: user.activeWorkspaceId })
       : null;
     if (!workspace) throw new ProblemException('forbidden', 'The user is not a member of any workspace.');
-    const refreshToken = randomBytes(32).toString('base64url');
-    await this.refreshTokens.insert({
-      userId: user.id,
+    return workspace;
+  }
+
+  private tokenRow(userId: string, familyId: string, refreshToken: string): Partial<RefreshToken> {
+    return {
+      userId,
       familyId,
       tokenHash: hashRefreshToken(refreshToken),
       expiresOn: new Date(Date.now() + this.config.REFRESH_TOKEN_TTL_SECONDS * 1000),
       rotatedOn: null,
       revokedOn: null,
-    });
+    };
+  }
+
+  /** The answer for a refresh token of the family: a new access token bound to the sign-in (`sid`). */
+  private session(user: User, workspace: Workspace, familyId: string, refreshToken: string): IssuedSession {
     const expiresIn = this.config.ACCESS_TOKEN_TTL_SECONDS;
     return {
       refreshToken,
       view: {
-        accessToken: this.tokens.issue(user.id, expiresIn).token,
+        accessToken: this.tokens.issue(user.id, expiresIn, familyId).token,
         tokenType: 'Bearer',
         expiresIn,
         user: { id: user.id, email: user.email },
