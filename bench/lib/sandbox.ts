@@ -139,6 +139,7 @@ export class Sandbox {
       JWT_SECRET: randomBytes(32).toString('hex'),
       LOG_LEVEL: 'log',
       RATE_LIMIT_AUTHENTICATED_PER_MINUTE: '100000000',
+      RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000000',
       RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '100000000',
       JOB_ATTEMPTS: '1',
       ...extraEnv,

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes } from 'node:crypto';
-import { EntityManager, IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, MoreThan, Repository } from 'typeorm';
+import { ProblemException } from '../common/problem/problem.exception';
+import { AppConfig } from '../config/app-config';
 import { ApiKey } from './api-key.entity';
 
 export const API_KEY_PREFIX = 'svc_live_';
@@ -30,11 +32,16 @@ export type ApiKeyRejection = 'unknown' | 'revoked' | 'expired';
 
 @Injectable()
 export class ApiKeyService {
-  constructor(@InjectRepository(ApiKey) private readonly apiKeys: Repository<ApiKey>) {}
+  constructor(
+    @InjectRepository(ApiKey) private readonly apiKeys: Repository<ApiKey>,
+    private readonly config: AppConfig,
+  ) {}
 
   /**
    * Creates a key and returns it in clear: the only time it is ever available. The key belongs to the
-   * workspace; `userId` (null for none) only says whose profile it shows.
+   * workspace; `userId` (null for none) only says whose profile it shows. A workspace holds at most
+   * API_KEYS_MAX_PER_WORKSPACE live keys (422 `api-key-limit`): each key is a credential to manage, and the
+   * workspace's rate limit is shared by all of them (RATE_LIMIT_WORKSPACE_PER_MINUTE).
    */
   async create(
     workspaceId: string,
@@ -44,20 +51,49 @@ export class ApiKeyService {
     const apiKey = generateApiKey();
     const expiresOn =
       options.expiresInDays === undefined ? null : new Date(Date.now() + options.expiresInDays * 86_400_000);
-    const repository = options.manager?.getRepository(ApiKey) ?? this.apiKeys;
-    const saved = await repository.save(
-      repository.create({
-        workspaceId,
-        userId,
-        name: options.name ?? '',
-        prefix: apiKey.slice(0, VISIBLE_PREFIX_LENGTH),
-        keyHash: hashApiKey(apiKey),
-        revokedOn: null,
-        expiresOn,
-        lastUsedOn: null,
-      }),
-    );
+    const insert = async (manager: EntityManager): Promise<ApiKey> => {
+      await this.assertBelowLimit(manager, workspaceId);
+      const repository = manager.getRepository(ApiKey);
+      return repository.save(
+        repository.create({
+          workspaceId,
+          userId,
+          name: options.name ?? '',
+          prefix: apiKey.slice(0, VISIBLE_PREFIX_LENGTH),
+          keyHash: hashApiKey(apiKey),
+          revokedOn: null,
+          expiresOn,
+          lastUsedOn: null,
+        }),
+      );
+    };
+    const saved = options.manager
+      ? await insert(options.manager)
+      : await this.apiKeys.manager.transaction(insert);
     return { id: saved.id, apiKey, prefix: saved.prefix, expiresOn, key: saved };
+  }
+
+  /**
+   * Creations of one workspace take turns (a transaction-scoped advisory lock, as for webhook endpoints), so
+   * concurrent requests cannot each count 49 and end at 51.
+   */
+  private async assertBelowLimit(manager: EntityManager, workspaceId: string): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`api-keys:${workspaceId}`]);
+    const now = new Date();
+    const live = await manager.count(ApiKey, {
+      where: [
+        { workspaceId, revokedOn: IsNull(), expiresOn: IsNull() },
+        { workspaceId, revokedOn: IsNull(), expiresOn: MoreThan(now) },
+      ],
+    });
+    const limit = this.config.API_KEYS_MAX_PER_WORKSPACE;
+    if (live >= limit) {
+      throw new ProblemException(
+        'api-key-limit',
+        `A workspace has at most ${limit} API keys; revoke one first.`,
+        { limit },
+      );
+    }
   }
 
   async verify(apiKey: string): Promise<{ key: ApiKey } | { rejected: ApiKeyRejection }> {

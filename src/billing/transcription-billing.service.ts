@@ -19,6 +19,12 @@ export type Settlement =
 type BilledJob = Pick<Transcription, 'id' | 'workspaceId' | 'model' | 'usesFreeTranscription' | 'status'>;
 
 /**
+ * Decoded audio may pass the duration a job was admitted with by this much (container timestamps and
+ * decoder padding differ by milliseconds); more means its header understated the audio.
+ */
+export const ADMITTED_DURATION_TOLERANCE_SECONDS = 1;
+
+/**
  * The money lifecycle of a transcription, and the only writer of free-transcription counts (balances move
  * only through LedgerService). Each step runs in the caller's transaction, next to the state change it
  * belongs to:
@@ -65,6 +71,20 @@ export class TranscriptionBilling {
       await tx.getRepository(Workspace).decrement({ id: workspace.id }, 'freeTranscriptionsRemaining', 1);
     }
     return admission;
+  }
+
+  /**
+   * The most audio a job may decode (TranscribeRequest.admittedSeconds): the duration it was admitted and
+   * quoted with at upload, plus ADMITTED_DURATION_TOLERANCE_SECONDS, and never more than a free
+   * transcription covers when it uses one. Undefined for a job created without a duration (before uploads
+   * measured one).
+   */
+  decodeLimitSeconds(job: Pick<Transcription, 'duration' | 'usesFreeTranscription'>): number | undefined {
+    if (job.duration === null) return undefined;
+    const admitted = job.duration + ADMITTED_DURATION_TOLERANCE_SECONDS;
+    return job.usesFreeTranscription
+      ? Math.min(admitted, this.config.FREE_TRANSCRIPTION_MAX_MINUTES * 60)
+      : admitted;
   }
 
   /** Charges a completed job for its decoded duration; a job on a free transcription costs nothing. */

@@ -380,6 +380,21 @@ export class AppConfig {
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE = 30;
 
   /**
+   * All authenticated calls of one workspace together (every API key and signed-in user), on top of each
+   * key's or user's own RATE_LIMIT_AUTHENTICATED_PER_MINUTE: more keys never buy more rate than this.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_WORKSPACE_PER_MINUTE = 300;
+
+  /** Live (not revoked, not expired) API keys a workspace may hold; one more is 422 `api-key-limit`. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  API_KEYS_MAX_PER_WORKSPACE = 50;
+
+  /**
    * Which peers may tell the client address with `X-Forwarded-For` (Express `trust proxy`), for the per-IP
    * limit of unauthenticated calls: `false` (the default: the socket peer is the client, the header is
    * ignored), a hop count (`1`: one load balancer in front), or comma-separated addresses and CIDRs of the

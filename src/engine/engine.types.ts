@@ -88,6 +88,12 @@ export interface TranscribeRequest {
   /** The caller's free-text initial prompt (the OpenAI-compatible route's `prompt`); null when none. */
   prompt: string | null;
   speakers: SpeakerHints;
+  /**
+   * The most audio this job may decode: what it was admitted (and quoted, or given free) for at upload. The
+   * pipeline fails it with AUDIO_TOO_LONG, unbilled, as soon as the decoded audio passes it (a header that
+   * understates the audio). Absent: only the deployment's maximum applies.
+   */
+  admittedSeconds?: number;
 }
 
 export interface TranscribeResult {

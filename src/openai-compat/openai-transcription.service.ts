@@ -91,9 +91,9 @@ export class OpenAiTranscriptionService {
   }
 
   /** Refused before the job exists, so nothing is charged. Unknown durations are let through. */
-  private checkDuration(seconds: number | null): void {
+  private checkDuration(seconds: number): void {
     const limit = this.config.OPENAI_SYNC_MAX_DURATION_SECONDS;
-    if (seconds === null || seconds <= limit) return;
+    if (seconds <= limit) return;
     throw new OpenAiApiError(
       400,
       `The audio lasts ${Math.ceil(seconds)} s; this endpoint answers synchronously for at most ${limit} s. Use the asynchronous API for longer files: POST /v1/transcriptions, then GET /v1/transcriptions/{id} or its events.`,

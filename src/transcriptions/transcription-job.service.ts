@@ -73,6 +73,7 @@ export class TranscriptionJobService {
             vocabulary: transcription.vocabulary,
             prompt: transcription.prompt,
             speakers: transcription.speakerHints,
+            admittedSeconds: this.billing.decodeLimitSeconds(transcription),
           },
           {
             signal: controller.signal,

@@ -68,6 +68,38 @@ describe('API keys and settings of the dashboard (session endpoints)', () => {
     expect((await t.http().get('/v1/account/balance').set(bearer(other.apiKey))).status).toBe(200);
   });
 
+  it('caps a workspace at API_KEYS_MAX_PER_WORKSPACE (50) live keys: the 51st is 422 api-key-limit, also under concurrent creations', async () => {
+    const workspace = await t.createWorkspace({ name: 'Many keys' });
+    const user = bearer(t.issueToken(workspace.userId));
+    const create = (name: string) => t.http().post('/v1/api-keys').set(user).send({ name });
+    // The workspace starts with its first key; 44 more make 45.
+    for (let index = 2; index <= 45; index++) {
+      const created = await create(`key ${index}`);
+      expect({ index, status: created.status }).toEqual({ index, status: 201 });
+    }
+    // Ten at once for the last five places: exactly five are created.
+    const racing = await Promise.all(Array.from({ length: 10 }, (_, index) => create(`racing ${index}`)));
+    const statuses = racing.map((response) => response.status).sort();
+    expect(statuses).toEqual([...Array(5).fill(201), ...Array(5).fill(422)]);
+    const listed = await t.http().get('/v1/api-keys').set(user);
+    expect(listed.body.data).toHaveLength(50);
+
+    const refused = await create('key 51');
+    expect(refused.status).toBe(422);
+    expectMatchesSpec(refused, 'createApiKey');
+    expect(refused.body).toMatchObject({ type: `${PROBLEMS}/api-key-limit`, limit: 50 });
+    expect(refused.body.detail).toContain('at most 50 API keys');
+
+    // A revoked key frees its place.
+    const revoked = await t
+      .http()
+      .delete(`/v1/api-keys/${(listed.body.data as Array<{ id: string }>)[0].id}`)
+      .set(user);
+    expect(revoked.status).toBe(204);
+    expect((await create('replacement')).status).toBe(201);
+    expect((await create('one too many')).status).toBe(422);
+  }, 120_000);
+
   it('refuses a name that is empty or over 100 characters (422)', async () => {
     for (const name of ['', 'x'.repeat(101)]) {
       const response = await t.http().post('/v1/api-keys').set(session).send({ name });

@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import type { Response } from 'supertest';
+import { ApiKeyService } from '../../src/auth/api-key.service';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 
-/** The real limits of the spec (30/min anonymous, 100/min per key), on a Redis prefix of their own. */
+/**
+ * The real limits (30/min anonymous, 100/min per key of the spec, 300/min per workspace), on a Redis prefix of
+ * their own.
+ */
 describe('Rate limits (spec: Limits)', () => {
   let first: TestApp;
   let second: TestApp;
@@ -12,6 +17,8 @@ describe('Rate limits (spec: Limits)', () => {
       REDIS_PREFIX: `stt-test-rate-${randomUUID()}`,
       RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '30',
       RATE_LIMIT_AUTHENTICATED_PER_MINUTE: '100',
+      // The default of RATE_LIMIT_WORKSPACE_PER_MINUTE (test-environment.ts raises it for the other suites).
+      RATE_LIMIT_WORKSPACE_PER_MINUTE: '300',
       ROLE: 'api',
     };
     // Two API instances sharing one Redis: limits must hold across them.
@@ -75,6 +82,38 @@ describe('Rate limits (spec: Limits)', () => {
     expect(otherKey.status).toBe(200);
     expect(otherKey.headers['x-ratelimit-limit']).toBe('100');
     expect(otherKey.headers['x-ratelimit-remaining']).toBe('99');
+  });
+
+  it('shares 300 calls a minute among all keys of a workspace: four keys do not buy 400', async () => {
+    const workspace = await first.createWorkspace({ name: 'Rate many keys' });
+    const keys = [workspace.apiKey];
+    for (let index = 0; index < 3; index++) {
+      keys.push((await first.app.get(ApiKeyService).create(workspace.workspaceId, null)).apiKey);
+    }
+    const outcomes: Record<number, number> = {};
+    let refusal: Response | null = null;
+    for (let call = 0; call < 400; call++) {
+      const app = call % 2 === 0 ? first : second;
+      const response = await app
+        .http()
+        .get('/v1/account/balance')
+        .set(bearer(keys[call % keys.length]));
+      outcomes[response.status] = (outcomes[response.status] ?? 0) + 1;
+      if (response.status === 429) refusal ??= response;
+    }
+    expect(outcomes).toEqual({ 200: 300, 429: 100 });
+    expect(refusal).not.toBeNull();
+    const refused = refusal as Response;
+    expectMatchesSpec(refused, 'getBalance');
+    expect(refused.body.type).toBe('https://errors.transcription.example/problems/rate-limit');
+    expect(refused.body.detail).toContain('300 requests per minute for the workspace');
+    expect(refused.headers['x-ratelimit-limit']).toBe('300');
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+    expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+
+    // Another workspace is not affected.
+    const other = await first.createWorkspace({ name: 'Rate other workspace' });
+    expect((await first.http().get('/v1/account/balance').set(bearer(other.apiKey))).status).toBe(200);
   });
 
   it('counts JWT calls per user', async () => {

@@ -27,6 +27,7 @@ export function baseTestEnvironment(): Record<string, string> {
     // Tests make many calls from one IP; the rate-limit suite sets the real limits on a fresh prefix.
     RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '100000',
     RATE_LIMIT_AUTHENTICATED_PER_MINUTE: '100000',
+    RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000',
     LOG_LEVEL: 'error',
     // No installed models: tiers resolve `auto` to PocketSphinx whatever a developer pulled into ./var/models.
     MODELS_DIR: process.env.STT_TEST_MODELS_DIR ?? join(tmpdir(), 'stt-test-no-models'),

@@ -238,6 +238,7 @@ export interface paths {
          *     |---|---|---|
          *     | `forbidden` | 403 | called with an API key |
          *     | `validation` | 422 | `name` missing or not 1–100 characters |
+         *     | `api-key-limit` | 422 | the workspace already has its maximum of live (not revoked, not expired) keys, default 50 (`API_KEYS_MAX_PER_WORKSPACE`); revoke one first |
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -404,9 +405,9 @@ export interface paths {
          *     end and answers its transcript in `response_format`.
          *
          *     **Synchronous only for short files.** Audio longer than `OPENAI_SYNC_MAX_DURATION_SECONDS` (default
-         *     600 s, by the duration the container states) is refused with 400 `audio_too_long` before a job
-         *     exists, so it costs nothing; transcribe it with `createTranscription` and follow the job. A file whose
-         *     container states no duration is accepted.
+         *     600 s, by the duration the container states, or measured from the audio's packets when it states none)
+         *     is refused with 400 `audio_too_long` before a job exists, so it costs nothing; transcribe it with
+         *     `createTranscription` and follow the job.
          *
          *     **Waiting.** If the job has not ended after `OPENAI_SYNC_WAIT_TIMEOUT_SECONDS` (default 540 s: below the
          *     official SDKs' 600 s timeout, so they get this answer rather than give up and retry), the answer is 504
@@ -1555,8 +1556,9 @@ export interface components {
         /**
          * @description Extension (not in the spec): the quote at creation in EUR, the duration the upload states × the tier's
          *     price per minute at that time (billed by the started second, as the charge). 0 when the job uses a free
-         *     transcription or when the operator switched billing off (`BILLING_ENABLED=false`); null when the upload
-         *     states no duration. Stored with the job, so later price changes do not move it; the charge itself still
+         *     transcription or when the operator switched billing off (`BILLING_ENABLED=false`). The duration is the
+         *     one the container states, or measured from the audio's packets when it states none; null only for jobs
+         *     created before uploads measured it. Stored with the job, so later price changes do not move it; the charge itself still
          *     happens once, at completion, on the decoded duration (`cost`).
          */
         EstimatedCost: number | null;
@@ -1596,7 +1598,8 @@ export interface components {
             /**
              * @description Set when `failed`; starts with an engine error code and a colon when the engine failed:
              *     `NO_SPOKEN_AUDIO`, `AUDIO_TOO_SHORT`, `AUDIO_TOO_LONG` (decoded audio longer than the deployment's
-             *     maximum, when the container understated it), `DECODE_FAILED`, `UNSUPPORTED_LANGUAGE`,
+             *     maximum, or more than 1 s longer than the duration the upload was admitted and quoted with, when the
+             *     container understated it; never billed), `DECODE_FAILED`, `UNSUPPORTED_LANGUAGE`,
              *     `ENGINE_FAILED`, `ENGINE_TIMEOUT`, `INSUFFICIENT_BALANCE`.
              */
             errorMessage: string | null;
@@ -1635,7 +1638,8 @@ export interface components {
             /**
              * @description Set when `failed`; starts with an engine error code and a colon when the engine failed:
              *     `NO_SPOKEN_AUDIO`, `AUDIO_TOO_SHORT`, `AUDIO_TOO_LONG` (decoded audio longer than the deployment's
-             *     maximum, when the container understated it), `DECODE_FAILED`, `UNSUPPORTED_LANGUAGE`,
+             *     maximum, or more than 1 s longer than the duration the upload was admitted and quoted with, when the
+             *     container understated it; never billed), `DECODE_FAILED`, `UNSUPPORTED_LANGUAGE`,
              *     `ENGINE_FAILED`, `ENGINE_TIMEOUT`, `INSUFFICIENT_BALANCE`.
              */
             errorMessage: string | null;
@@ -2050,6 +2054,13 @@ export interface components {
         } & components["schemas"]["ProblemFields"];
         /** @description `webhook-endpoint-limit` (422); `limit` is the number of endpoints a workspace may have. */
         WebhookEndpointLimitProblem: {
+            type?: unknown;
+            /** @constant */
+            status?: 422;
+            limit: number;
+        } & components["schemas"]["ProblemFields"];
+        /** @description `api-key-limit` (422); `limit` is the number of live API keys a workspace may have. */
+        ApiKeyLimitProblem: {
             type?: unknown;
             /** @constant */
             status?: 422;
@@ -2498,7 +2509,10 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description Maximum requests in the current one-minute window (30 unauthenticated, 100 authenticated). */
+        /**
+         * @description Maximum requests in the current one-minute window of the bucket described (30 unauthenticated; 100 for
+         *     an API key or user, or 300 when its workspace's shared bucket is the nearer to refusal).
+         */
         RateLimitLimit: number;
         /** @description Requests left in the current window. */
         RateLimitRemaining: number;
@@ -2784,7 +2798,23 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["ValidationFailed"];
+            /**
+             * @description | Slug | When |
+             *     |---|---|
+             *     | `validation` | the body fails validation (carries `errors`) |
+             *     | `api-key-limit` | the workspace already has its maximum of live keys; `limit` gives the cap |
+             */
+            422: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationProblem"] | components["schemas"]["ApiKeyLimitProblem"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["Internal"];
@@ -3128,8 +3158,8 @@ export interface operations {
             /**
              * @description `insufficient-balance`: no free transcription applies (none left, or the file is longer than a free
              *     transcription covers, `FREE_TRANSCRIPTION_MAX_MINUTES`, default 30 min), and the balance is below the
-             *     minimum balance or cannot cover the file's estimated cost (duration stated by the container × the
-             *     tier's price) on top of the estimated cost of the workspace's other queued or processing paid
+             *     minimum balance or cannot cover the file's estimated cost (duration stated by the container, or measured
+             *     from the audio's packets when it states none, × the tier's price) on top of the estimated cost of the workspace's other queued or processing paid
              *     transcriptions. No job is created. Never answered when the operator switched billing off
              *     (`BILLING_ENABLED=false`).
              */

@@ -3,7 +3,7 @@ import type { NextFunction, Response } from 'express';
 import { CredentialResolver } from '../../auth/credential-resolver.service';
 import { RequestWithAuth } from '../../auth/principal';
 import { ProblemException } from '../problem/problem.exception';
-import { RateLimitDecision, RateLimitService } from './rate-limit.service';
+import { RateLimitCaller, RateLimitDecision, RateLimitService } from './rate-limit.service';
 import { requestPath } from './request-path';
 
 /**
@@ -19,8 +19,8 @@ const CREDENTIAL_FREE_PATHS = new Set(['/v1/health', '/v1/languages', '/metrics'
 const UNMETERED_PATHS = new Set(['/v1/health', '/v1/health/ready']);
 
 /**
- * Runs for every request, matched route or not: resolves the caller, then charges the rate-limit bucket
- * (per API key or user when authenticated, per client IP otherwise: `request.ip`, which follows
+ * Runs for every request, matched route or not: resolves the caller, then charges the rate-limit buckets
+ * (per API key or user and per workspace when authenticated, per client IP otherwise: `request.ip`, which follows
  * X-Forwarded-For only from the proxies TRUST_PROXY names) and sets the x-ratelimit-* headers.
  */
 @Injectable()
@@ -44,7 +44,7 @@ export class RequestContextMiddleware implements NestMiddleware {
     const principal = request.auth.kind === 'authenticated' ? request.auth.principal : null;
     const decision = await this.consume(
       principal
-        ? { key: principal.rateLimitKey, authenticated: true }
+        ? { key: principal.rateLimitKey, authenticated: true, workspaceId: principal.workspaceId }
         : { key: `ip:${request.ip ?? 'unknown'}`, authenticated: false },
     );
     if (!decision) return next();
@@ -54,7 +54,9 @@ export class RequestContextMiddleware implements NestMiddleware {
     if (decision.retryAfterSeconds !== null) {
       throw new ProblemException(
         'rate-limit',
-        `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s.`,
+        decision.scope === 'workspace'
+          ? `Rate limit of ${decision.limit} requests per minute for the workspace (all its API keys and users together) exceeded; retry in ${decision.retryAfterSeconds} s.`
+          : `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s.`,
         {},
         { 'Retry-After': String(decision.retryAfterSeconds) },
       );
@@ -63,9 +65,9 @@ export class RequestContextMiddleware implements NestMiddleware {
   }
 
   /** Fails open: while Redis is unreachable requests are served unmetered (and logged), not refused. */
-  private async consume(bucket: { key: string; authenticated: boolean }): Promise<RateLimitDecision | null> {
+  private async consume(caller: RateLimitCaller): Promise<RateLimitDecision | null> {
     try {
-      return await this.rateLimits.consume(bucket);
+      return await this.rateLimits.consume(caller);
     } catch (error) {
       this.logger.warn(`Rate limiting skipped, store unavailable: ${(error as Error).message}`);
       return null;

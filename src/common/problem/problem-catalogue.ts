@@ -30,6 +30,7 @@ export const PROBLEM_CATALOGUE = {
   'invalid-idempotency-key': { status: 422, title: 'Invalid idempotency key' },
   'idempotency-key-mismatch': { status: 422, title: 'Idempotency key reused with a different request' },
   'webhook-endpoint-limit': { status: 422, title: 'Webhook endpoint limit reached' },
+  'api-key-limit': { status: 422, title: 'API key limit reached' },
   validation: { status: 422, title: 'Validation failed' },
   'rate-limit': { status: 429, title: 'Too many requests' },
   'unbilled-processing-limit': { status: 429, title: 'Unbilled processing limit reached' },

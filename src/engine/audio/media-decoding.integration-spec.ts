@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { testAudio } from '../../../test/support/shared-paths';
 import { EngineError } from '../engine.types';
 import { decodeToPcm } from './ffmpeg-decoder';
-import { probeMedia } from './media-probe';
+import { measureMediaDuration, probeMedia } from './media-probe';
 
 async function engineErrorCode(promise: Promise<unknown>): Promise<string> {
   try {
@@ -44,6 +44,49 @@ describe('media probe', () => {
   it('rejects a text file as DECODE_FAILED', async () => {
     expect(await engineErrorCode(probeMedia(testAudio('README.md')))).toBe('DECODE_FAILED');
   });
+});
+
+describe('duration of containers that do not state it (issue 19)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stt-duration-'));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const ffmpeg = (...args: string[]): Buffer =>
+    execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', ...args], { maxBuffer: 64 * 1024 * 1024 });
+
+  it('a WebM written through a pipe: no stated duration, measured from its packets', async () => {
+    const clip = path.join(dir, 'clip.webm');
+    ffmpeg('-i', testAudio('whisper.cpp/jfk.wav'), '-c:a', 'libopus', '-b:a', '16k', clip);
+    const piped = path.join(dir, 'piped.webm');
+    fs.writeFileSync(
+      piped,
+      ffmpeg('-stream_loop', '2', '-i', clip, '-c', 'copy', '-live', '1', '-f', 'webm', 'pipe:1'),
+    );
+    expect((await probeMedia(piped)).durationSeconds).toBeNull();
+    expect(await measureMediaDuration(piped)).toBeCloseTo(33, 0);
+  }, 60_000);
+
+  it('a VBR MP3 without a Xing header: the bitrate estimate (about 10.1 s for 11 s) is not taken as stated', async () => {
+    const mp3 = path.join(dir, 'no-xing.mp3');
+    ffmpeg(
+      '-i',
+      testAudio('whisper.cpp/jfk.wav'),
+      '-write_xing',
+      '0',
+      '-c:a',
+      'libmp3lame',
+      '-q:a',
+      '5',
+      mp3,
+    );
+    expect((await probeMedia(mp3)).durationSeconds).toBeNull();
+    expect(await measureMediaDuration(mp3)).toBeCloseTo(11, 0);
+  }, 60_000);
+
+  it('a file that is not media is DECODE_FAILED', async () => {
+    expect(await engineErrorCode(measureMediaDuration(testAudio('README.md')))).toBe('DECODE_FAILED');
+  }, 60_000);
 });
 
 describe('ffmpeg decoder', () => {

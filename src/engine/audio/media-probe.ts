@@ -4,7 +4,10 @@ import { lastLine, ProcessStartError, runProcess } from './process-output.util';
 export interface MediaProbe {
   /** ffprobe's container name list, e.g. "mov,mp4,m4a,3gp,3g2,mj2" or "wav". */
   formatName: string;
-  /** Container duration; null when the container does not state one. */
+  /**
+   * Container duration; null when the container does not state one, or when ffprobe only estimated it from
+   * the bitrate (an MP3 without a Xing header: a guess, far off for VBR). measureMediaDuration finds it then.
+   */
   durationSeconds: number | null;
   audioStreams: number;
   videoStreams: number;
@@ -23,6 +26,8 @@ interface FfprobeOutput {
   streams?: FfprobeStream[];
 }
 
+const ESTIMATED_DURATION_WARNING = 'Estimating duration from bitrate';
+
 /**
  * Reads container facts with ffprobe. Anything ffprobe cannot parse is DECODE_FAILED.
  * Cover art (attached pictures) does not count as a video stream.
@@ -31,7 +36,8 @@ export async function probeMedia(
   filePath: string,
   options: { ffprobePath?: string; signal?: AbortSignal } = {},
 ): Promise<MediaProbe> {
-  const args = ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '--', filePath];
+  // Warnings too: ffprobe says so on stderr when the duration is only an estimate.
+  const args = ['-v', 'warning', '-print_format', 'json', '-show_format', '-show_streams', '--', filePath];
   let output;
   try {
     output = await runProcess(options.ffprobePath ?? 'ffprobe', args, { signal: options.signal });
@@ -53,7 +59,7 @@ export async function probeMedia(
   const video = streams.filter(
     (stream) => stream.codec_type === 'video' && stream.disposition?.attached_pic !== 1,
   );
-  const duration = Number(parsed.format?.duration);
+  const duration = output.stderr.includes(ESTIMATED_DURATION_WARNING) ? NaN : Number(parsed.format?.duration);
   return {
     formatName: parsed.format?.format_name ?? 'unknown',
     durationSeconds: Number.isFinite(duration) ? duration : null,
@@ -61,4 +67,35 @@ export async function probeMedia(
     videoStreams: video.length,
     audioCodec: audio[0]?.codec_name ?? null,
   };
+}
+
+/**
+ * The duration of the first audio stream, from the timestamps of its packets: ffmpeg copies them to the null
+ * muxer without decoding (about a second for 500 MB; `npm run bench:duration-probe`). For containers that
+ * state no duration (WebM/Matroska written through a pipe, MediaRecorder output) or only an estimate. Null
+ * when ffmpeg finds no timestamp; DECODE_FAILED when it cannot read the file.
+ */
+export async function measureMediaDuration(
+  filePath: string,
+  options: { ffmpegPath?: string; signal?: AbortSignal } = {},
+): Promise<number | null> {
+  const args = [
+    ...['-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-i', filePath],
+    ...['-map', '0:a:0', '-c', 'copy', '-f', 'null', '-progress', 'pipe:1', '-'],
+  ];
+  let output;
+  try {
+    output = await runProcess(options.ffmpegPath ?? 'ffmpeg', args, { signal: options.signal });
+  } catch (error) {
+    if (error instanceof ProcessStartError) throw new EngineError('ENGINE_FAILED', error.message);
+    throw error;
+  }
+  if (output.exitCode !== 0) {
+    throw new EngineError('DECODE_FAILED', `file is not readable media: ${lastLine(output.stderr)}`);
+  }
+  // -progress writes blocks of key=value lines; the last block's out_time_us is where the stream ended.
+  const times = [...output.stdout.toString('utf8').matchAll(/^out_time_us=(\d+)$/gm)];
+  const last = times.at(-1);
+  const seconds = last ? Number(last[1]) / 1e6 : NaN;
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : null;
 }

@@ -14,7 +14,12 @@ import {
   type TranscribeRequest,
   type TranscribeResult,
 } from '../engine.types';
-import { assertLongEnough, assertNotTooLong, assertSpeechFound } from '../speech/audio-length.guard';
+import {
+  assertLongEnough,
+  assertNotTooLong,
+  assertSpeechFound,
+  assertWithinAdmitted,
+} from '../speech/audio-length.guard';
 import { ChunkPlanner, type PlannedChunk } from '../speech/speech-chunker';
 import { BoundedTasks } from './bounded-tasks';
 import { assignSpeakers, countSpeakers, joinWords } from './transcript-assembly';
@@ -132,6 +137,7 @@ export class TranscriptionPipeline {
     })) {
       audio.append(block);
       assertNotTooLong(audio.totalSeconds, settings.maxAudioSeconds);
+      assertWithinAdmitted(audio.totalSeconds, request.admittedSeconds);
       addSpeech(detection.accept(block));
       waiting.push(...planner.takeSettled(audio.totalSeconds - detectionLagSeconds));
       await recogniseReady(false);

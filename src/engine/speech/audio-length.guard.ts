@@ -23,6 +23,19 @@ export function assertNotTooLong(seconds: number, maxSeconds: number): void {
   }
 }
 
+/**
+ * Fails a job whose decoded audio passes the duration it was admitted with (TranscribeRequest.admittedSeconds):
+ * its header understated the audio, and the free limit, the quote or the OpenAI route's limit was decided on less.
+ */
+export function assertWithinAdmitted(seconds: number, admittedSeconds: number | undefined): void {
+  if (admittedSeconds !== undefined && seconds > admittedSeconds) {
+    throw new EngineError(
+      'AUDIO_TOO_LONG',
+      `the audio lasts more than ${formatHours(admittedSeconds)}, the duration its upload was admitted for (its container understates it)`,
+    );
+  }
+}
+
 /** Fails when speech detection found nothing to recognise. */
 export function assertSpeechFound(found: boolean): void {
   if (!found) throw new EngineError('NO_SPOKEN_AUDIO', 'no speech was detected in the audio');

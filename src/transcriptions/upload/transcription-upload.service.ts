@@ -4,7 +4,7 @@ import type { Principal } from '../../auth/principal';
 import { TranscriptionBilling } from '../../billing/transcription-billing.service';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { AppConfig } from '../../config/app-config';
-import { probeMedia } from '../../engine/audio/media-probe';
+import { measureMediaDuration, probeMedia } from '../../engine/audio/media-probe';
 import { formatHours } from '../../engine/speech/audio-length.guard';
 import { FileStorage } from '../../storage/file-storage';
 import { WebhookTargetPolicy } from '../../webhooks/webhook-target-policy';
@@ -40,8 +40,8 @@ export interface UploadForm {
   attachIdenticalWhileOpen: boolean;
   /** The form's text fields as the job's options; throws to refuse them. */
   readOptions(fields: Record<string, string>): UploadOptions;
-  /** Throws to refuse the probed duration (null: the container does not state it). */
-  checkDuration(durationSeconds: number | null): void;
+  /** Throws to refuse the audio's duration (stated by the container, or measured). */
+  checkDuration(durationSeconds: number): void;
 }
 
 /** The answer to an upload, as bytes: a replay must send exactly what the first answer sent. */
@@ -291,13 +291,12 @@ export class TranscriptionUploadService {
   }
 
   /**
-   * The real media type (from the bytes and ffprobe) and the duration the container states. Audio longer than
-   * MAX_AUDIO_DURATION_HOURS is refused here, before a job exists; the engine checks the decoded length again,
-   * since a header can understate it.
+   * The real media type (from the bytes and ffprobe) and the audio's duration: the one the container states,
+   * else measured from its packets, so every gate (free limit, quote, the OpenAI route's limit) has one before
+   * the job exists. Audio longer than MAX_AUDIO_DURATION_HOURS is refused here; the engine stops any job whose
+   * decoded audio passes the duration it was admitted with (a header can understate it).
    */
-  private async inspectMedia(
-    file: StoredUpload,
-  ): Promise<{ mimeType: string; durationSeconds: number | null }> {
+  private async inspectMedia(file: StoredUpload): Promise<{ mimeType: string; durationSeconds: number }> {
     const probe = await probeMedia(file.local.path).catch(() => null);
     const mimeType = acceptedMediaType(file.head, probe);
     if (!mimeType) {
@@ -306,9 +305,13 @@ export class TranscriptionUploadService {
         'The file is not a decodable MP3, WAV, FLAC, OGG, M4A, AAC, MP4, MKV, WebM or MOV with an audio track.',
       );
     }
-    const durationSeconds = probe?.durationSeconds ?? null;
+    const durationSeconds =
+      probe?.durationSeconds ?? (await measureMediaDuration(file.local.path).catch(() => null));
+    if (durationSeconds === null) {
+      throw ProblemException.field('file', 'the duration of the audio could not be determined');
+    }
     const maxSeconds = this.config.MAX_AUDIO_DURATION_HOURS * 3600;
-    if (durationSeconds !== null && durationSeconds > maxSeconds) {
+    if (durationSeconds > maxSeconds) {
       throw ProblemException.field(
         'file',
         `the audio lasts ${formatHours(durationSeconds)}; this service transcribes at most ${formatHours(maxSeconds)} per file`,
