@@ -7,6 +7,7 @@ import { Workspace } from '../../account/workspace.entity';
 import { WorkspaceProvisioningService } from '../../account/workspace-provisioning.service';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { AppConfig } from '../../config/app-config';
+import { MetricsService } from '../../metrics/metrics.service';
 import { TokenService } from '../token.service';
 import { LoginThrottleService } from './login-throttle.service';
 import {
@@ -52,6 +53,7 @@ export class SessionService implements OnModuleInit {
     private readonly throttle: LoginThrottleService,
     private readonly provisioning: WorkspaceProvisioningService,
     private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -70,6 +72,7 @@ export class SessionService implements OnModuleInit {
     const valid = user?.passwordHash
       ? await verifyPassword(user.passwordHash, password)
       : await verifyAgainstDummy(password);
+    this.metrics.recordPasswordVerification(Boolean(user) && valid);
     if (!user || !valid) {
       await this.throttle.recordFailure(email, clientIp);
       throw new ProblemException('invalid-credentials', INVALID_CREDENTIALS);
