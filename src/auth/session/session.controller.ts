@@ -13,6 +13,7 @@ import type { Request, Response } from 'express';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { AppConfig } from '../../config/app-config';
 import { Public } from '../public.decorator';
+import { DEVICE_COOKIE, setDeviceCookie } from './device-cookie';
 import {
   clearSessionCookies,
   CookieSettings,
@@ -60,19 +61,24 @@ export class SessionController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<{ data: SessionView }> {
-    return this.answer(
-      response,
-      await this.sessions.login(body.email, body.password, request.ip ?? 'unknown'),
-    );
+    const signedIn = await this.sessions.login(body.email, body.password, {
+      ip: request.ip ?? 'unknown',
+      deviceToken: readCookie(request, DEVICE_COOKIE),
+    });
+    setDeviceCookie(response, this.cookies.secure, signedIn.deviceToken);
+    return this.answer(response, signedIn);
   }
 
   @Post('signup')
   @UseGuards(SignupEnabledGuard)
   async signup(
     @Body() body: SignupDto,
+    @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<{ data: SessionView }> {
-    return this.answer(response, await this.sessions.signup(body));
+    const signedUp = await this.sessions.signup(body, request.ip ?? 'unknown');
+    setDeviceCookie(response, this.cookies.secure, signedUp.deviceToken);
+    return this.answer(response, signedUp);
   }
 
   @Post('refresh')

@@ -4,6 +4,7 @@ import { AccountModule } from '../../account/account.module';
 import { User } from '../../account/user.entity';
 import { Workspace } from '../../account/workspace.entity';
 import { AuthModule } from '../auth.module';
+import { KnownDeviceService } from './known-device.service';
 import { LoginThrottleService } from './login-throttle.service';
 import { RefreshToken } from './refresh-token.entity';
 import { SessionController, SignupEnabledGuard } from './session.controller';
@@ -13,7 +14,7 @@ import { SessionService } from './session.service';
 @Module({
   imports: [TypeOrmModule.forFeature([User, Workspace, RefreshToken]), AuthModule, AccountModule],
   controllers: [SessionController],
-  providers: [SessionService, LoginThrottleService, SignupEnabledGuard],
+  providers: [SessionService, LoginThrottleService, KnownDeviceService, SignupEnabledGuard],
   exports: [SessionService],
 })
 export class SessionModule {}
