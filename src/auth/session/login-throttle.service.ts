@@ -112,7 +112,7 @@ return 0
 /**
  * Sign-in and sign-up throttling in Redis (shared by every API process); docs/decisions.md, "Sign-in
  * throttle". Sign-in: each (account, client) pair has LOGIN_MAX_FAILURES_PER_CLIENT free failures, then
- * waits that double with each failure; a client is a device that signed in to the account before (its
+ * waits (from its last failed answer) that double with each failure; a client is a device that signed in to the account before (its
  * stt_device cookie), else its network (IPv4 address, IPv6 /64). Clients that are not known devices also
  * share a ceiling per account and per IP. Every attempt is counted before its password is checked, so
  * concurrent attempts cannot pass the limit. Redis down: sign-in fails (503) rather than allowing unmetered
