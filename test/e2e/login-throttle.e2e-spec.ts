@@ -248,6 +248,8 @@ describe('Sign-in throttle and sign-up limits (issue 19)', () => {
       expect(statuses).toEqual([...Array<number>(SIGNUPS_PER_IP).fill(201), ...Array<number>(3).fill(429)]);
       for (const response of answers) {
         expectMatchesSpec(response, 'signup');
+        // A sign-up signs in: its browser is a known device of the new account.
+        if (response.status === 201) expect(deviceCookie(response)).toBeDefined();
         if (response.status === 429) {
           expect(response.body.type).toBe(`${PROBLEMS}/rate-limit`);
           expect(retryAfter(response)).toBeGreaterThan(0);
