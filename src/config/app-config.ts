@@ -193,22 +193,64 @@ export class AppConfig {
   @IsBoolean()
   ALLOW_SIGNUP = false;
 
-  /** Failed sign-ins per account within LOGIN_FAILURE_WINDOW_SECONDS before sign-in answers 429. */
+  /**
+   * Failed sign-ins one client (a device that signed in before, else an IP address) may make for one account
+   * before each further attempt waits (429 with Retry-After). docs/decisions.md, "Sign-in throttle".
+   */
   @Transform(toInt)
   @IsInt()
   @Min(1)
-  LOGIN_MAX_FAILURES_PER_ACCOUNT = 5;
+  LOGIN_MAX_FAILURES_PER_CLIENT = 5;
 
-  /** Failed sign-ins per client IP (any account) within LOGIN_FAILURE_WINDOW_SECONDS before 429. */
+  /** The first wait after LOGIN_MAX_FAILURES_PER_CLIENT failures; it doubles with each further failure. */
   @Transform(toInt)
   @IsInt()
   @Min(1)
-  LOGIN_MAX_FAILURES_PER_IP = 20;
+  LOGIN_BACKOFF_BASE_SECONDS = 30;
 
+  /** The longest wait between two attempts of one client for one account. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_BACKOFF_MAX_SECONDS = 900;
+
+  /**
+   * Failed sign-ins per account within LOGIN_FAILURE_WINDOW_SECONDS from clients that have never signed in to
+   * it, before such clients get 429 (distributed guessing); devices that signed in before are exempt.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_MAX_FAILURES_PER_ACCOUNT = 100;
+
+  /** Failed sign-ins per client IP (any account, devices that signed in before exempt) within the window. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_MAX_FAILURES_PER_IP = 100;
+
+  /** The window of the two ceilings above, and how long a client's failures are remembered after its wait. */
   @Transform(toInt)
   @IsInt()
   @Min(1)
   LOGIN_FAILURE_WINDOW_SECONDS = 900;
+
+  /** Sign-up attempts per client IP within SIGNUP_WINDOW_SECONDS before 429. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  SIGNUP_MAX_PER_IP = 10;
+
+  /** Sign-up attempts per email address (from anywhere) within SIGNUP_WINDOW_SECONDS before 429. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  SIGNUP_MAX_PER_EMAIL = 3;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  SIGNUP_WINDOW_SECONDS = 3600;
 
   /**
    * Origins (`https://app.example`, comma-separated) allowed to call the API from a browser. Empty, the

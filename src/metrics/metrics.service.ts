@@ -41,6 +41,7 @@ export class MetricsService {
   private readonly jobDuration: Histogram<'model' | 'outcome'>;
   private readonly jobAttempts: Counter<'model' | 'outcome' | 'error_code'>;
   private readonly realTimeFactor: Histogram<'model'>;
+  private readonly passwordVerifications: Counter<'result'>;
 
   constructor(
     config: AppConfig,
@@ -82,6 +83,12 @@ export class MetricsService {
       help: 'Processing seconds per second of audio of completed jobs (below 1: faster than real time).',
       labelNames: ['model'],
       buckets: RTF_BUCKETS,
+      registers,
+    });
+    this.passwordVerifications = new Counter({
+      name: 'stt_password_verifications_total',
+      help: 'argon2 password verifications run by sign-in (dummy ones for unknown users too), by result.',
+      labelNames: ['result'],
       registers,
     });
     const logger = this.logger;
@@ -165,6 +172,11 @@ export class MetricsService {
   recordJobRetried(model: string, errorCode: string, seconds: number): void {
     this.jobAttempts.inc({ model, outcome: 'retried', error_code: errorCode });
     this.jobDuration.observe({ model, outcome: 'retried' }, seconds);
+  }
+
+  /** One argon2 verification by sign-in: `match`, or `mismatch` (a wrong password, or an unknown user's dummy). */
+  recordPasswordVerification(matched: boolean): void {
+    this.passwordVerifications.inc({ result: matched ? 'match' : 'mismatch' });
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

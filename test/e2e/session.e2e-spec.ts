@@ -30,8 +30,6 @@ describe('Dashboard sessions (issue 13: login, refresh, logout, sign-up)', () =>
       ROLE: 'api',
       TRUST_PROXY: 'loopback',
       ALLOW_SIGNUP: 'true',
-      LOGIN_MAX_FAILURES_PER_ACCOUNT: '3',
-      LOGIN_MAX_FAILURES_PER_IP: '5',
       // Short, so the replay test can wait it out.
       REFRESH_REUSE_GRACE_SECONDS: '1',
     });
@@ -113,47 +111,7 @@ describe('Dashboard sessions (issue 13: login, refresh, logout, sign-up)', () =>
     expect(Object.keys(response.body.errors.fieldErrors)).toEqual(['email']);
   });
 
-  it('throttles failures per account (429 with Retry-After, from any IP, even with the right password)', async () => {
-    const user = await userWithPassword();
-    for (let attempt = 0; attempt < 3; attempt++) {
-      expect((await login({ email: user.email, password: 'wrong password here' })).status).toBe(401);
-    }
-    const refused = await login({ email: user.email, password: PASSWORD });
-    expect(refused.status).toBe(429);
-    expectMatchesSpec(refused, 'login');
-    expect(refused.body.type).toBe(`${PROBLEMS}/rate-limit`);
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(900);
-  });
-
-  it('a successful sign-in clears the account count', async () => {
-    const user = await userWithPassword();
-    for (let attempt = 0; attempt < 2; attempt++) {
-      expect((await login({ email: user.email, password: 'wrong password here' })).status).toBe(401);
-    }
-    expect((await login({ email: user.email, password: PASSWORD })).status).toBe(200);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      expect((await login({ email: user.email, password: 'wrong password here' })).status).toBe(401);
-    }
-    expect((await login({ email: user.email, password: PASSWORD })).status).toBe(200);
-  });
-
-  it('throttles failures per IP across accounts', async () => {
-    const ip = freshIp();
-    const user = await userWithPassword();
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const response = await login(
-        { email: `guess-${attempt}-${randomUUID()}@example.com`, password: 'x' },
-        ip,
-      );
-      expect(response.status).toBe(401);
-    }
-    const refused = await login({ email: user.email, password: PASSWORD }, ip);
-    expect(refused.status).toBe(429);
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    // Another address is not affected.
-    expect((await login({ email: user.email, password: PASSWORD })).status).toBe(200);
-  });
+  // Throttling of sign-in and sign-up: login-throttle.e2e-spec.ts.
 
   describe('refresh tokens', () => {
     const refresh = (token?: string) => {

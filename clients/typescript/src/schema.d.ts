@@ -103,17 +103,28 @@ export interface paths {
          *       can make the browser send cookies, never read the token). A present `Authorization` or `X-API-KEY`
          *       header wins over the cookie.
          *
-         *     Failed sign-ins are counted per account (default 5) and per client IP (default 20) in a 15-minute window
-         *     (`LOGIN_MAX_FAILURES_PER_ACCOUNT`, `LOGIN_MAX_FAILURES_PER_IP`, `LOGIN_FAILURE_WINDOW_SECONDS`); at the
-         *     limit every attempt is 429 until the window ends, whatever the password. A successful sign-in clears
-         *     the account's count. Unknown email and wrong password get the same answer, in about the same time.
+         *     A successful sign-in also sets `stt_device` (`Path=/v1/auth/login`, a year): the browser is then a
+         *     *known device* of the account.
+         *
+         *     Throttling (issue 19), counted before the password is checked: each client gets
+         *     `LOGIN_MAX_FAILURES_PER_CLIENT` (default 5) failed sign-ins per account, then every attempt must wait,
+         *     first `LOGIN_BACKOFF_BASE_SECONDS` (30) after the failed answer, doubling with each further failure up
+         *     to `LOGIN_BACKOFF_MAX_SECONDS` (900); an attempt during the wait is 429 with `Retry-After` (seconds
+         *     left) and is not checked. A client is a known device (its `stt_device` cookie), otherwise its IP
+         *     address (IPv6: its /64) as resolved with `TRUST_PROXY`. Clients that are not known devices of the
+         *     account also share ceilings of failures per account and per IP (`LOGIN_MAX_FAILURES_PER_ACCOUNT`,
+         *     `LOGIN_MAX_FAILURES_PER_IP`, default 100 each in `LOGIN_FAILURE_WINDOW_SECONDS`, 900): at a ceiling
+         *     they get 429 until the window ends, whatever the password. So an attacker being throttled never
+         *     locks the owner out of a device they signed in from before, and not of a new one below the ceilings.
+         *     The right password clears its client's count. Unknown email and wrong password get the same answer,
+         *     in about the same time.
          *
          *     | Slug | Status | When |
          *     |---|---|---|
          *     | `invalid-credentials` | 401 | unknown email, wrong password, or a user without a password |
          *     | `forbidden` | 403 | right password, but the user belongs to no workspace |
          *     | `validation` | 422 | `email` or `password` missing or not a string |
-         *     | `rate-limit` | 429 | too many failed sign-ins for the account or the IP (`Retry-After`), or the per-IP request limit |
+         *     | `rate-limit` | 429 | this client must wait after its failed sign-ins, or an account or IP ceiling is reached (`Retry-After`), or the per-IP request limit |
          */
         post: operations["login"];
         delete?: never;
@@ -140,10 +151,16 @@ export interface paths {
          *
          *     Password rule: 12 to 1,024 characters, nothing else (length is what resists guessing).
          *
+         *     Limited per client IP (`SIGNUP_MAX_PER_IP`, default 10) and per email address
+         *     (`SIGNUP_MAX_PER_EMAIL`, default 3) in `SIGNUP_WINDOW_SECONDS` (3600): over either, 429 with
+         *     `Retry-After`. An already registered address is 422: a sign-up signs in at once, so without an email
+         *     confirmation (this service sends none) it cannot answer alike; the limits bound what that discloses.
+         *
          *     | Slug | Status | When |
          *     |---|---|---|
          *     | `not-found` | 404 | sign-up is not enabled |
          *     | `validation` | 422 | email not an address or already registered, password shorter than 12 characters, `workspaceName` not 1–200 characters |
+         *     | `rate-limit` | 429 | too many sign-ups from this client IP or for this email address (`Retry-After`), or the per-IP request limit |
          */
         post: operations["signup"];
         delete?: never;

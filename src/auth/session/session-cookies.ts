@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { CookieOptions, Request, Response } from 'express';
 import { AppConfig } from '../../config/app-config';
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_MS, DEVICE_COOKIE_PATH } from './device-cookie';
 
 /** The access JWT; authenticates safe methods only (EventSource, `<audio src>`), never a write. */
 export const SESSION_COOKIE = 'stt_session';
@@ -45,6 +46,8 @@ export class SessionCookies {
   readonly secure: boolean;
   readonly sessionName: string;
   readonly refreshName: string;
+  /** The known-device cookie of the sign-in throttle (device-cookie.ts), prefixed like the other two. */
+  readonly deviceName: string;
   private readonly logger = new Logger(SessionCookies.name);
 
   constructor(private readonly config: AppConfig) {
@@ -52,6 +55,7 @@ export class SessionCookies {
     const prefix = this.secure ? SECURE_COOKIE_PREFIX : '';
     this.sessionName = `${prefix}${SESSION_COOKIE}`;
     this.refreshName = `${prefix}${REFRESH_COOKIE}`;
+    this.deviceName = `${prefix}${DEVICE_COOKIE}`;
   }
 
   /** At the boot of a process that serves HTTP: plain-HTTP cookies in production are a choice to see. */
@@ -85,6 +89,17 @@ export class SessionCookies {
     response.cookie(this.refreshName, tokens.refreshToken, {
       ...this.attributes('/v1/auth'),
       maxAge: this.config.REFRESH_TOKEN_TTL_SECONDS * 1000,
+    });
+  }
+
+  deviceToken(request: Request): string | null {
+    return readCookie(request, this.deviceName);
+  }
+
+  setDevice(response: Response, token: string): void {
+    response.cookie(this.deviceName, token, {
+      ...this.attributes(DEVICE_COOKIE_PATH),
+      maxAge: DEVICE_COOKIE_MAX_AGE_MS,
     });
   }
 

@@ -46,19 +46,24 @@ export class SessionController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<{ data: SessionView }> {
-    return this.answer(
-      response,
-      await this.sessions.login(body.email, body.password, request.ip ?? 'unknown'),
-    );
+    const signedIn = await this.sessions.login(body.email, body.password, {
+      ip: request.ip ?? 'unknown',
+      deviceToken: this.cookies.deviceToken(request),
+    });
+    this.cookies.setDevice(response, signedIn.deviceToken);
+    return this.answer(response, signedIn);
   }
 
   @Post('signup')
   @UseGuards(SignupEnabledGuard)
   async signup(
     @Body() body: SignupDto,
+    @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<{ data: SessionView }> {
-    return this.answer(response, await this.sessions.signup(body));
+    const signedUp = await this.sessions.signup(body, request.ip ?? 'unknown');
+    this.cookies.setDevice(response, signedUp.deviceToken);
+    return this.answer(response, signedUp);
   }
 
   @Post('refresh')

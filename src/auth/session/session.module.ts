@@ -5,6 +5,7 @@ import { User } from '../../account/user.entity';
 import { Workspace } from '../../account/workspace.entity';
 import { AppConfig } from '../../config/app-config';
 import { AuthModule } from '../auth.module';
+import { KnownDeviceService } from './known-device.service';
 import { LoginThrottleService } from './login-throttle.service';
 import { RefreshToken } from './refresh-token.entity';
 import { SessionCookies } from './session-cookies';
@@ -15,7 +16,7 @@ import { SessionService } from './session.service';
 @Module({
   imports: [TypeOrmModule.forFeature([User, Workspace, RefreshToken]), AuthModule, AccountModule],
   controllers: [SessionController],
-  providers: [SessionService, LoginThrottleService, SignupEnabledGuard],
+  providers: [SessionService, LoginThrottleService, KnownDeviceService, SignupEnabledGuard],
   exports: [SessionService],
 })
 export class SessionModule implements OnApplicationBootstrap {

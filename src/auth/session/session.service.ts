@@ -7,8 +7,10 @@ import { Workspace } from '../../account/workspace.entity';
 import { WorkspaceProvisioningService } from '../../account/workspace-provisioning.service';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { AppConfig } from '../../config/app-config';
+import { MetricsService } from '../../metrics/metrics.service';
 import { TokenService } from '../token.service';
-import { LoginThrottleService } from './login-throttle.service';
+import { KnownDeviceService } from './known-device.service';
+import { LoginThrottleService, SignInClient } from './login-throttle.service';
 import {
   hashPassword,
   passwordProblem,
@@ -57,8 +59,10 @@ export class SessionService implements OnModuleInit {
     @InjectRepository(RefreshToken) private readonly refreshTokens: Repository<RefreshToken>,
     private readonly tokens: TokenService,
     private readonly throttle: LoginThrottleService,
+    private readonly devices: KnownDeviceService,
     private readonly provisioning: WorkspaceProvisioningService,
     private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {
     this.successorKey = successorKey(config.JWT_SECRET);
   }
@@ -67,9 +71,17 @@ export class SessionService implements OnModuleInit {
     await prepareDummyHash();
   }
 
-  async login(emailInput: string, password: string, clientIp: string): Promise<IssuedSession> {
+  /**
+   * Signs in, throttled per account and client before the password is checked (LoginThrottleService). The
+   * answer carries a new device token for the stt_device cookie: the browser is a known device from then on.
+   */
+  async login(
+    emailInput: string,
+    password: string,
+    client: SignInClient,
+  ): Promise<IssuedSession & { deviceToken: string }> {
     const email = normaliseEmail(emailInput);
-    await this.throttle.assertAllowed(email, clientIp);
+    const attempt = await this.throttle.admitSignIn(email, client);
     const user = await this.users
       .createQueryBuilder('user')
       .addSelect('user.passwordHash')
@@ -79,21 +91,31 @@ export class SessionService implements OnModuleInit {
     const valid = user?.passwordHash
       ? await verifyPassword(user.passwordHash, password)
       : await verifyAgainstDummy(password);
+    this.metrics.recordPasswordVerification(Boolean(user) && valid);
     if (!user || !valid) {
-      await this.throttle.recordFailure(email, clientIp);
+      await this.throttle.signInFailed(attempt);
       throw new ProblemException('invalid-credentials', INVALID_CREDENTIALS);
     }
-    await this.throttle.recordSuccess(email);
-    return this.issue(user, randomUUID());
+    await this.throttle.signInSucceeded(attempt);
+    return { ...(await this.issue(user, randomUUID())), deviceToken: this.devices.issue(email) };
   }
 
-  async signup(request: { email: string; password: string; workspaceName: string }): Promise<IssuedSession> {
+  /**
+   * Self sign-up, counted per client IP and per email before anything else. An address that is already
+   * registered is refused (422): without an email round trip, a sign-up that signs in at once cannot answer
+   * alike for both (docs/decisions.md, "Sign-up").
+   */
+  async signup(
+    request: { email: string; password: string; workspaceName: string },
+    clientIp: string,
+  ): Promise<IssuedSession & { deviceToken: string }> {
     if (!this.config.ALLOW_SIGNUP) {
       throw new ProblemException('not-found', 'Self sign-up is not enabled on this service.');
     }
     const problem = passwordProblem(request.password);
     if (problem) throw ProblemException.field('password', problem);
     const email = normaliseEmail(request.email);
+    await this.throttle.admitSignUp(email, clientIp);
     if (await this.users.existsBy({ email })) throw emailTaken();
     const passwordHash = await hashPassword(request.password);
     const created = await this.provisioning
@@ -103,7 +125,7 @@ export class SessionService implements OnModuleInit {
         throw (error as { code?: unknown }).code === UNIQUE_VIOLATION ? emailTaken() : error;
       });
     const user = await this.users.findOneByOrFail({ id: created.userId });
-    return this.issue(user, randomUUID());
+    return { ...(await this.issue(user, randomUUID())), deviceToken: this.devices.issue(email) };
   }
 
   /**
