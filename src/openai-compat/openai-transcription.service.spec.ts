@@ -26,7 +26,7 @@ function harness() {
     acceptForm: async (_principal: Principal, _request: Request, form: UploadForm) => {
       form.readOptions({ model: 'whisper-1' });
       form.checkDuration(3);
-      return { id: JOB_ID } as Transcription;
+      return { transcriptionId: JOB_ID, attached: false };
     },
   } as unknown as TranscriptionUploadService;
   const transcriptions = {

@@ -2406,6 +2406,9 @@ export interface components {
         /** @description `idempotency_key_in_flight`: the first request with this key (or an identical one) is still being admitted; retry after `Retry-After` seconds (the OpenAI SDKs retry a 409). */
         OpenAiInFlight: {
             headers: {
+                "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                 /** @description Seconds to wait before retrying. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
