@@ -94,6 +94,12 @@ describe('Operator CLI: dashboard passwords', () => {
       .post('/v1/auth/refresh')
       .set('Cookie', refreshCookie ?? '');
     expect(refreshed.status).toBe(401);
+    // The access token of the old sign-in ends with it (issue 19: it answered 200 until it expired).
+    const profile = await t
+      .http()
+      .get('/v1/account/profile')
+      .set('Authorization', `Bearer ${before.body.data.accessToken as string}`);
+    expect(profile.status).toBe(401);
 
     const unknown = await cli(
       ['user:set-password', '--email', `nobody-${randomUUID()}@example.com`],

@@ -131,6 +131,27 @@ describe('Session tokens (issue 19)', () => {
       expect((await profileWithBearer(phone.body.data.accessToken as string)).status).toBe(200);
     });
 
+    it('a token naming no sign-in of its user is refused: sid not a UUID, unknown, or another user’s', async () => {
+      const owner = await createUserWithPassword(t, PASSWORD);
+      const other = await createUserWithPassword(t, PASSWORD);
+      const [{ family_id: ownersSignIn }] = await database().query<Array<{ family_id: string }>>(
+        'SELECT family_id FROM refresh_tokens WHERE user_id = $1',
+        [(await login(owner.email)).body.data.user.id as string],
+      );
+      const withSid = (userId: string, sid: string) =>
+        sign({ sub: userId, sid }, t.config.JWT_SECRET, { algorithm: 'HS256', expiresIn: 600 });
+      for (const token of [
+        withSid(owner.userId, 'not-a-uuid'),
+        withSid(owner.userId, '00000000-0000-4000-8000-000000000000'),
+        withSid(other.userId, ownersSignIn),
+      ]) {
+        const response = await profileWithBearer(token);
+        expect(response.status).toBe(401);
+        expect(response.body.type).toBe(`${PROBLEMS}/invalid-token`);
+      }
+      expect((await profileWithBearer(withSid(owner.userId, ownersSignIn))).status).toBe(200);
+    });
+
     it('reuse detection ends the access tokens of every refresh of the sign-in', async () => {
       const user = await createUserWithPassword(t, PASSWORD);
       const signedIn = await login(user.email);

@@ -12,9 +12,12 @@ import { User } from '../../account/user.entity';
 /**
  * One refresh token of a sign-in, stored as a SHA-256 hash. Every refresh rotates it: the old row gets
  * `rotatedOn` and a new row of the same family is issued. Presenting a rotated token again means it was
- * copied, so the whole family (that sign-in on every device it reached) is revoked.
+ * copied, so the whole family (that sign-in on every device it reached) is revoked. A sign-in is live while
+ * one of its tokens is not revoked (revocation is always family-wide).
  */
 @Entity('refresh_tokens')
+// The sign-in check of every dashboard access token (`sid`, src/auth/jwt.strategy.ts): index-only.
+@Index('idx_refresh_tokens_live_family', ['familyId', 'userId'], { where: '"revoked_on" IS NULL' })
 export class RefreshToken {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'PK_refresh_tokens' })
   id: string;
