@@ -65,7 +65,7 @@ describe('Configured engines per tier', () => {
     openAiServer.close();
   });
 
-  it('premium → whisper.cpp: language detection, token timestamps, speakers', async () => {
+  it('premium → whisper.cpp with the synthetic model: its detected language (de, for the English JFK clip), token-timed words, one speaker', async () => {
     const created = await upload(t, apiKey, testAudio('whisper.cpp/jfk.wav'), { model: 'premium' });
     const { status, body } = await waitForTerminal(t, apiKey, created.body.data.id);
     expect(body.data.errorMessage).toBeNull();

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the contract-driven fuzz suites: bounded fast-check settings with a reproducible seed, the
+ * Shared pieces of the contract-driven fuzz suites: bounded fast-check settings with a printed, replayable seed, the
  * invariants every response must hold, request schemas from openapi.yaml (dereferenced for json-schema-faker
  * and Ajv), and "nothing written" snapshots of one workspace's rows and of the upload storage folder.
  */
@@ -7,6 +7,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { JSONSchemaFaker } from 'json-schema-faker';
+import { randomInt } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,8 +16,24 @@ import { DataSource } from 'typeorm';
 import { errorSlugs, expectMatchesSpec, openApiDocument } from '../support/openapi-contract';
 import type { TestApp } from '../support/test-app';
 
-/** FUZZ_SEED reproduces a run (fast-check prints seed and path on failure); FUZZ_RUNS scales every property. */
-export const FUZZ_SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20_260_501;
+/**
+ * A new seed for every run (each fuzz file draws its own when it is loaded), so runs explore new inputs instead
+ * of replaying one fixed sequence; FUZZ_SEED replays a printed one (fast-check also prints seed and path on a
+ * failure); FUZZ_RUNS_FACTOR scales every property.
+ */
+export const FUZZ_SEED = fuzzSeed(process.env.FUZZ_SEED);
+
+function fuzzSeed(fromEnvironment: string | undefined): number {
+  if (fromEnvironment === undefined || fromEnvironment === '') {
+    const seed = randomInt(2 ** 31);
+    console.log(`fuzz seed ${seed} (new for this run; replay with FUZZ_SEED=${seed})`);
+    return seed;
+  }
+  const seed = Number(fromEnvironment);
+  if (!Number.isSafeInteger(seed)) throw new Error(`FUZZ_SEED must be an integer, got ${fromEnvironment}`);
+  console.log(`fuzz seed ${seed} (from FUZZ_SEED)`);
+  return seed;
+}
 const RUNS_FACTOR = process.env.FUZZ_RUNS_FACTOR ? Number(process.env.FUZZ_RUNS_FACTOR) : 1;
 
 /** fast-check parameters: fixed run count, the seed, and shrinking only on request (FUZZ_SHRINK=1). */

@@ -79,7 +79,7 @@ describe('OpenAiCompatibleRecognizer against a real whisper-server', () => {
     });
   }
 
-  it('reads token-level words (merged) and the language name from whisper.cpp verbose_json', async () => {
+  it("reads token-level words (merged) and maps the language name of whisper.cpp's verbose_json (the synthetic model's german, for the English JFK clip) to de", async () => {
     const out = await recognizer().recognize({ samples: jfk, offset: 3 }, options());
     expect(out.detectedLanguage).toBe('de'); // server says "german"
     expectWords(out.words, [

@@ -162,8 +162,9 @@ afterAll(async () => {
 });
 
 describe('WhisperCppRecognizer with a real whisper-server and the synthetic model', () => {
-  it('reads words with token timings and the detected language from a real clip', async () => {
+  it("reads the synthetic model's auto-detected language (de, though the JFK clip is English) and its words with token timings", async () => {
     const out = await recognizer().recognize({ samples: jfk, offset: 0 }, options());
+    // The synthetic model always detects German: this proves the detected language is read, not that it is right.
     expect(out.detectedLanguage).toBe('de');
     expectWords(out.words, [
       ['w100', 0.34, 0.83],
