@@ -545,6 +545,29 @@ export class AppConfig {
   MODELS_IDLE_TIMEOUT_MS = 30_000;
 
   /**
+   * `models:pull` gives up after this many requests in a row that added no bytes (429, 5xx, refused resumes,
+   * cuts before the first byte); a request that adds bytes is retried at once and resets the count.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  MODELS_MAX_ATTEMPTS_WITHOUT_PROGRESS = 5;
+
+  /** Wait before a retry without progress when the server names none; doubles per attempt (at most 60 s). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MODELS_RETRY_DELAY_MS = 1000;
+
+  /** A server's Retry-After (seconds or HTTP date) is honoured up to this many seconds. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  MODELS_RETRY_AFTER_MAX_SECONDS = 120;
+
+  /**
    * The ggml Whisper model of every tier that has no WHISPER_CPP_MODEL_<TIER>: a catalogue name installed in
    * MODELS_DIR (e.g. `base`) or a file path. Unset: each tier's default (standard `base`, premium tiers
    * `large-v3-turbo-q5_0`), used when installed.

@@ -23,7 +23,7 @@ function cli(env: Record<string, string | undefined>, ...args: string[]): Promis
     const merged: NodeJS.ProcessEnv = { ...process.env, ...baseTestEnvironment() };
     for (const key of Object.keys(merged)) if (key.startsWith('MODELS_')) delete merged[key];
     for (const [key, value] of Object.entries(env)) if (value !== undefined) merged[key] = value;
-    execFile('node', [CLI, ...args], { env: merged }, (error, stdout, stderr) => {
+    execFile(process.execPath, [CLI, ...args], { env: merged }, (error, stdout, stderr) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -39,12 +39,24 @@ function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-type Behaviour = 'serve' | 'cut-first' | 'ignore-range' | 'stall';
+type Behaviour =
+  | 'serve'
+  | 'cut-first'
+  | 'cut-every'
+  | 'ignore-range'
+  | 'stall'
+  | 'rate-limit-first'
+  | 'forbid-range';
 
 interface RecordedRequest {
   url: string;
   range: string | undefined;
+  /** performance.now() when the request arrived. */
+  at: number;
 }
+
+/** 'cut-every' sends at most this many bytes per response, then drops the connection. */
+const CUT_EVERY_BYTES = 700_000;
 
 /**
  * A real HTTP server on 127.0.0.1 with the official path layout behind MODELS_SOURCE_URL. Like Hugging Face,
@@ -56,11 +68,19 @@ class ModelServer {
   private readonly files = new Map<string, Buffer>();
   private readonly server = http.createServer((req, res) => this.handle(req, res));
   private served = 0;
+  /** The Retry-After value 'rate-limit-first' sends with its 429 (computed when it answers). */
+  retryAfter: () => string = () => '1';
 
   reset(behaviour: Behaviour = 'serve'): void {
     this.requests.length = 0;
     this.behaviour = behaviour;
     this.served = 0;
+    this.retryAfter = () => '1';
+  }
+
+  /** The requests for the bytes themselves (after the redirect). */
+  bodyRequests(): RecordedRequest[] {
+    return this.requests.filter((request) => request.url.startsWith('/cdn/'));
   }
 
   add(urlPath: string, bytes: Buffer): void {
@@ -79,7 +99,7 @@ class ModelServer {
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = req.url ?? '/';
-    this.requests.push({ url, range: req.headers.range });
+    this.requests.push({ url, range: req.headers.range, at: performance.now() });
     if (this.files.has(url)) {
       res.writeHead(302, { location: `/cdn${url}` }).end();
       return;
@@ -91,14 +111,24 @@ class ModelServer {
     }
     this.served += 1;
     if (this.behaviour === 'stall') return; // accepts the request, never answers
+    if (this.behaviour === 'rate-limit-first' && this.served === 1) {
+      // Hugging Face's rate limit: 429 with the time to wait.
+      res.writeHead(429, { 'retry-after': this.retryAfter() }).end('rate limited');
+      return;
+    }
     const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    if (range && this.behaviour === 'forbid-range') {
+      // A CDN that refuses the ranged request (an expired signed URL answers the same).
+      res.writeHead(403).end('Forbidden');
+      return;
+    }
     if (range && this.behaviour !== 'ignore-range') {
       const start = Number(range[1]);
       res.writeHead(206, {
         'content-length': body.length - start,
         'content-range': `bytes ${start}-${body.length - 1}/${body.length}`,
       });
-      res.end(body.subarray(start));
+      this.send(res, body.subarray(start));
       return;
     }
     res.writeHead(200, { 'content-length': body.length });
@@ -107,7 +137,16 @@ class ModelServer {
       res.write(body.subarray(0, body.length / 2), () => res.socket?.destroy());
       return;
     }
-    res.end(body);
+    this.send(res, body);
+  }
+
+  /** The whole rest, or under 'cut-every' a slice of it before the connection drops (the HF bridge does this). */
+  private send(res: http.ServerResponse, rest: Buffer): void {
+    if (this.behaviour === 'cut-every' && rest.length > CUT_EVERY_BYTES) {
+      res.write(rest.subarray(0, CUT_EVERY_BYTES), () => res.socket?.destroy());
+      return;
+    }
+    res.end(rest);
   }
 }
 
@@ -167,6 +206,8 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
       MODELS_EXTRA_CATALOGUE: catalogue,
       MODELS_CONNECT_TIMEOUT_MS: '2000',
       MODELS_IDLE_TIMEOUT_MS: '5000',
+      // The back-off between attempts that made no progress; the default (1 s, doubling) is for real links.
+      MODELS_RETRY_DELAY_MS: '50',
     };
   }
 
@@ -280,6 +321,73 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
     expect(fs.readFileSync(join(dir, 'ggml-synthetic-e2e.bin')).equals(model)).toBe(true);
   });
 
+  it('a body cut again and again is resumed as long as each attempt adds bytes (more than 3 attempts)', async () => {
+    server.reset('cut-every');
+    const dir = freshModelsDir();
+    const run = await cli(env(dir, writeCatalogue()), 'models:pull', 'synthetic-e2e');
+    expect(oneJsonLine(run.code === 0 ? run.stdout : run.stderr)).toMatchObject({ pulled: 'synthetic-e2e' });
+    const body = server.bodyRequests();
+    expect(body).toHaveLength(Math.ceil(model.length / CUT_EVERY_BYTES));
+    expect(body.length).toBeGreaterThan(3);
+    expect(body.map((request) => request.range)).toEqual(
+      body.map((_, index) => (index === 0 ? undefined : `bytes=${index * CUT_EVERY_BYTES}-`)),
+    );
+    expect(fs.readdirSync(dir)).toEqual(['ggml-synthetic-e2e.bin']);
+    expect(fs.readFileSync(join(dir, 'ggml-synthetic-e2e.bin')).equals(model)).toBe(true);
+  });
+
+  it('a 429 keeps the partial, waits the Retry-After seconds, then resumes with Range', async () => {
+    server.reset('rate-limit-first');
+    const dir = freshModelsDir();
+    const kept = 1_000_000;
+    fs.writeFileSync(join(dir, 'ggml-synthetic-e2e.bin.partial'), model.subarray(0, kept));
+    const run = await cli(env(dir, writeCatalogue()), 'models:pull', 'synthetic-e2e');
+    expect(oneJsonLine(run.code === 0 ? run.stdout : run.stderr)).toMatchObject({
+      pulled: 'synthetic-e2e',
+      resumedFrom: kept,
+    });
+    const body = server.bodyRequests();
+    expect(body.map((request) => request.range)).toEqual([`bytes=${kept}-`, `bytes=${kept}-`]);
+    // Retry-After: 1 is a lower bound the server set, not a speed figure: the retry must not come sooner.
+    expect(body[1].at - body[0].at).toBeGreaterThanOrEqual(1000);
+    expect(fs.readFileSync(join(dir, 'ggml-synthetic-e2e.bin')).equals(model)).toBe(true);
+  });
+
+  it('a Retry-After given as an HTTP date is honoured too', async () => {
+    server.reset('rate-limit-first');
+    // Two seconds after the 429 is sent, as a date: whole seconds, so at least one second away.
+    server.retryAfter = () => new Date(Date.now() + 2000).toUTCString();
+    const dir = freshModelsDir();
+    const run = await cli(env(dir, writeCatalogue()), 'models:pull', 'synthetic-e2e');
+    expect(oneJsonLine(run.code === 0 ? run.stdout : run.stderr)).toMatchObject({ pulled: 'synthetic-e2e' });
+    const body = server.bodyRequests();
+    expect(body).toHaveLength(2);
+    expect(body[1].at - body[0].at).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('a 403 on the ranged request keeps the partial; given up after N attempts without progress', async () => {
+    server.reset('forbid-range');
+    const dir = freshModelsDir();
+    const kept = 1_000_000;
+    const partial = join(dir, 'ggml-synthetic-e2e.bin.partial');
+    fs.writeFileSync(partial, model.subarray(0, kept));
+    const run = await cli(
+      { ...env(dir, writeCatalogue()), MODELS_MAX_ATTEMPTS_WITHOUT_PROGRESS: '3' },
+      'models:pull',
+      'synthetic-e2e',
+    );
+    expect(run.code).not.toBe(0);
+    const failure = oneJsonLine(run.stderr);
+    expect(failure.code).toBe('HTTP_ERROR');
+    expect(failure.error).toContain('HTTP 403');
+    expect(failure.error).toContain(`kept ${kept} bytes`);
+    expect(server.bodyRequests().map((request) => request.range)).toEqual(
+      Array(3).fill(`bytes=${kept}-`),
+    );
+    expect(fs.readdirSync(dir)).toEqual(['ggml-synthetic-e2e.bin.partial']);
+    expect(fs.readFileSync(partial).equals(model.subarray(0, kept))).toBe(true);
+  });
+
   it('a partial file left by an earlier pull is resumed from its end', async () => {
     const dir = freshModelsDir();
     const kept = 1_000_000;
@@ -377,6 +485,32 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
     expect(oneJsonLine(run.stdout)).toMatchObject({ path: join(dir, 'synthetic-seg', 'model.onnx') });
     expect(fs.readdirSync(dir)).toEqual(['synthetic-seg']);
     expect(fs.readdirSync(join(dir, 'synthetic-seg'))).toEqual(['model.onnx']);
+    expect(fs.readFileSync(join(dir, 'synthetic-seg', 'model.onnx')).equals(segmentation)).toBe(true);
+  });
+
+  it('an archive that cannot be unpacked (no bzip2 on PATH) is kept, and the next pull unpacks it without downloading', async () => {
+    // A PATH with tar but without bzip2, as on a slim Debian image.
+    const bin = join(work, `bin-without-bzip2-${randomBytes(3).toString('hex')}`);
+    fs.mkdirSync(bin);
+    fs.symlinkSync(execFileSync('sh', ['-c', 'command -v tar']).toString().trim(), join(bin, 'tar'));
+    const dir = freshModelsDir();
+    const catalogue = writeCatalogue();
+    const failed = await cli({ ...env(dir, catalogue), PATH: bin }, 'models:pull', 'synthetic-segmentation');
+    expect(failed.code).not.toBe(0);
+    const failure = oneJsonLine(failed.stderr);
+    expect(failure.code).toBe('EXTRACT_FAILED');
+    expect(failure.error).toContain('bzip2');
+    expect(fs.readdirSync(dir)).toEqual(['synthetic-seg.tar.bz2']);
+    expect(fs.readFileSync(join(dir, 'synthetic-seg.tar.bz2')).equals(archive)).toBe(true);
+
+    server.reset();
+    const again = await cli(env(dir, catalogue), 'models:pull', 'synthetic-segmentation');
+    expect(oneJsonLine(again.code === 0 ? again.stdout : again.stderr)).toMatchObject({
+      pulled: 'synthetic-segmentation',
+      path: join(dir, 'synthetic-seg', 'model.onnx'),
+    });
+    expect(server.bodyRequests()).toEqual([]);
+    expect(fs.readdirSync(dir)).toEqual(['synthetic-seg']);
     expect(fs.readFileSync(join(dir, 'synthetic-seg', 'model.onnx')).equals(segmentation)).toBe(true);
   });
 
