@@ -82,6 +82,11 @@ export class ModelsPullCommand extends CommandRunner {
         maxAttemptsWithoutProgress: this.config.MODELS_MAX_ATTEMPTS_WITHOUT_PROGRESS,
         retryDelayMs: this.config.MODELS_RETRY_DELAY_MS,
         retryAfterMaxMs: this.config.MODELS_RETRY_AFTER_MAX_SECONDS * 1000,
+        proxy: {
+          httpsProxy: this.config.HTTPS_PROXY ?? this.config.https_proxy,
+          httpProxy: this.config.HTTP_PROXY ?? this.config.http_proxy,
+          noProxy: this.config.NO_PROXY ?? this.config.no_proxy,
+        },
         onProgress: bar ? (progress) => bar.update(progress) : undefined,
         onRetry: bar ? (retry) => bar.retrying(retry) : undefined,
       });

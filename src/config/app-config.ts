@@ -521,7 +521,7 @@ export class AppConfig {
 
   /**
    * Base URL of a mirror serving models under the official path layout (`<url>/<origin path>`, e.g.
-   * `<url>/ggerganov/whisper.cpp/resolve/main/ggml-base.bin`). Unset: each model's official URL.
+   * `<url>/ggerganov/whisper.cpp/resolve/<commit>/ggml-base.bin`, the commit as in the catalogue). Unset: each model's official URL.
    */
   @IsOptional()
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
@@ -566,6 +566,35 @@ export class AppConfig {
   @Min(0)
   @Max(3600)
   MODELS_RETRY_AFTER_MAX_SECONDS = 120;
+
+  /**
+   * Proxies for `models:pull`, read as curl reads them (either spelling; upper case wins): HTTPS_PROXY for
+   * https sources (CONNECT tunnel), HTTP_PROXY for http ones, NO_PROXY hosts reached directly. Only model
+   * downloads use them; the service's own outgoing calls (webhooks, audio_url) do not.
+   */
+  @IsOptional()
+  @IsString()
+  HTTPS_PROXY?: string;
+
+  @IsOptional()
+  @IsString()
+  https_proxy?: string;
+
+  @IsOptional()
+  @IsString()
+  HTTP_PROXY?: string;
+
+  @IsOptional()
+  @IsString()
+  http_proxy?: string;
+
+  @IsOptional()
+  @IsString()
+  NO_PROXY?: string;
+
+  @IsOptional()
+  @IsString()
+  no_proxy?: string;
 
   /**
    * The ggml Whisper model of every tier that has no WHISPER_CPP_MODEL_<TIER>: a catalogue name installed in

@@ -2,9 +2,12 @@ import { execFile, execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { WHISPER_CPP_HF_REVISION } from '../../src/engine/models/model-catalogue';
+import { ConnectProxy } from '../support/connect-proxy';
 import { baseTestEnvironment } from '../support/test-environment';
 
 const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
@@ -21,7 +24,10 @@ interface Run {
 function cli(env: Record<string, string | undefined>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     const merged: NodeJS.ProcessEnv = { ...process.env, ...baseTestEnvironment() };
-    for (const key of Object.keys(merged)) if (key.startsWith('MODELS_')) delete merged[key];
+    // The machine's own model and proxy settings must not leak into a test against loopback servers.
+    const proxyVariables = /^(https?_proxy|no_proxy)$/i;
+    for (const key of Object.keys(merged))
+      if (key.startsWith('MODELS_') || proxyVariables.test(key)) delete merged[key];
     for (const [key, value] of Object.entries(env)) if (value !== undefined) merged[key] = value;
     execFile(process.execPath, [CLI, ...args], { env: merged }, (error, stdout, stderr) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
@@ -40,13 +46,7 @@ function sha256(bytes: Buffer): string {
 }
 
 type Behaviour =
-  | 'serve'
-  | 'cut-first'
-  | 'cut-every'
-  | 'ignore-range'
-  | 'stall'
-  | 'rate-limit-first'
-  | 'forbid-range';
+  'serve' | 'cut-first' | 'cut-every' | 'ignore-range' | 'stall' | 'rate-limit-first' | 'forbid-range';
 
 interface RecordedRequest {
   url: string;
@@ -64,9 +64,16 @@ const CUT_EVERY_BYTES = 700_000;
  */
 class ModelServer {
   readonly requests: RecordedRequest[] = [];
+
+  /** With `tls` it speaks https (a self-signed certificate the client is told to trust). */
+  constructor(tls?: { key: Buffer; cert: Buffer }) {
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => this.handle(req, res);
+    this.server = tls ? https.createServer(tls, handler) : http.createServer(handler);
+  }
+
   private behaviour: Behaviour = 'serve';
   private readonly files = new Map<string, Buffer>();
-  private readonly server = http.createServer((req, res) => this.handle(req, res));
+  private readonly server: http.Server;
   private served = 0;
   /** The Retry-After value 'rate-limit-first' sends with its 429 (computed when it answers). */
   retryAfter: () => string = () => '1';
@@ -89,7 +96,8 @@ class ModelServer {
 
   async start(): Promise<string> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    const scheme = this.server instanceof https.Server ? 'https' : 'http';
+    return `${scheme}://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
   close(): Promise<void> {
@@ -246,6 +254,7 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
         'large-v3-turbo',
         'large-v3-turbo-q5_0',
         'large-v3-turbo-q8_0',
+        'large-v3-turbo-german-q5_0',
         'pyannote-segmentation-3-0',
       ]),
     );
@@ -255,7 +264,7 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
       file: 'ggml-base.bin',
       bytes: 147_951_465,
       size: '141 MiB',
-      download: `${base}/ggerganov/whisper.cpp/resolve/main/ggml-base.bin`,
+      download: `${base}/ggerganov/whisper.cpp/resolve/${WHISPER_CPP_HF_REVISION}/ggml-base.bin`,
       licence: 'MIT',
       installed: false,
       pullable: true,
@@ -270,7 +279,13 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
     const listed = oneJsonLine(run.stdout) as { models: Array<Record<string, unknown>> };
     const byName = new Map(listed.models.map((entry) => [entry.name, entry.download]));
     expect(byName.get('large-v3-turbo-q5_0')).toBe(
-      'https://huggingface.co/ggerganov/whisper.cpp/resolve/main/ggml-large-v3-turbo-q5_0.bin',
+      `https://huggingface.co/ggerganov/whisper.cpp/resolve/${WHISPER_CPP_HF_REVISION}/ggml-large-v3-turbo-q5_0.bin`,
+    );
+    // The revision is a commit, never a branch that can move under the pinned checksum.
+    expect(WHISPER_CPP_HF_REVISION).toMatch(/^[0-9a-f]{40}$/);
+    expect([...byName.values()].filter((url) => String(url).includes('/resolve/main/'))).toEqual([]);
+    expect(byName.get('large-v3-turbo-german-q5_0')).toBe(
+      'https://huggingface.co/MolyProduction/whisper-large-v3-turbo-german-ggml-q5_0/resolve/8ca650615c50e0d16a49de2bf707d2791242d829/ggml-large-v3-turbo-german-q5_0.bin',
     );
     expect(byName.get('3dspeaker-eres2net-base')).toBe(
       'https://github.com/k2-fsa/sherpa-onnx/releases/download/speaker-recongition-models/3dspeaker_speech_eres2net_base_sv_zh-cn_3dspeaker_16k.onnx',
@@ -381,9 +396,7 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
     expect(failure.code).toBe('HTTP_ERROR');
     expect(failure.error).toContain('HTTP 403');
     expect(failure.error).toContain(`kept ${kept} bytes`);
-    expect(server.bodyRequests().map((request) => request.range)).toEqual(
-      Array(3).fill(`bytes=${kept}-`),
-    );
+    expect(server.bodyRequests().map((request) => request.range)).toEqual(Array(3).fill(`bytes=${kept}-`));
     expect(fs.readdirSync(dir)).toEqual(['ggml-synthetic-e2e.bin.partial']);
     expect(fs.readFileSync(partial).equals(model.subarray(0, kept))).toBe(true);
   });
@@ -512,6 +525,107 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
     expect(server.bodyRequests()).toEqual([]);
     expect(fs.readdirSync(dir)).toEqual(['synthetic-seg']);
     expect(fs.readFileSync(join(dir, 'synthetic-seg', 'model.onnx')).equals(segmentation)).toBe(true);
+  });
+
+  describe('behind a proxy (HTTPS_PROXY / HTTP_PROXY / NO_PROXY)', () => {
+    let proxy: ConnectProxy;
+    let proxyUrl: string;
+    let tlsServer: ModelServer;
+    let tlsBase: string;
+    let caFile: string;
+
+    beforeAll(async () => {
+      // A self-signed certificate for 127.0.0.1, trusted by the CLI through Node's NODE_EXTRA_CA_CERTS.
+      const keyFile = join(work, 'proxy-test-key.pem');
+      caFile = join(work, 'proxy-test-cert.pem');
+      execFileSync('openssl', [
+        'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+        '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', caFile,
+      ], { stdio: 'ignore' }); // prettier-ignore
+      tlsServer = new ModelServer({ key: fs.readFileSync(keyFile), cert: fs.readFileSync(caFile) });
+      tlsServer.add(MODEL_PATH, model);
+      tlsBase = await tlsServer.start();
+      proxy = new ConnectProxy();
+      proxyUrl = await proxy.start();
+    });
+
+    beforeEach(() => {
+      proxy.reset();
+      tlsServer.reset();
+    });
+
+    afterAll(async () => {
+      await proxy.close();
+      await tlsServer.close();
+    });
+
+    it('an https source is reached through a CONNECT tunnel of HTTPS_PROXY, TLS verified end to end', async () => {
+      const dir = freshModelsDir();
+      const run = await cli(
+        { ...env(dir, writeCatalogue(), tlsBase), HTTPS_PROXY: proxyUrl, NODE_EXTRA_CA_CERTS: caFile },
+        'models:pull',
+        'synthetic-e2e',
+      );
+      expect(oneJsonLine(run.code === 0 ? run.stdout : run.stderr)).toMatchObject({
+        pulled: 'synthetic-e2e',
+      });
+      const authority = new URL(tlsBase).host;
+      // One tunnel per request: the model path, then its redirect to the CDN path.
+      expect(proxy.tunnels).toEqual([authority, authority]);
+      expect(tlsServer.bodyRequests()).toHaveLength(1);
+      expect(fs.readFileSync(join(dir, 'ggml-synthetic-e2e.bin')).equals(model)).toBe(true);
+    });
+
+    it('an http source is sent to HTTP_PROXY as absolute-URI requests (lower-case spelling too)', async () => {
+      const dir = freshModelsDir();
+      const run = await cli(
+        { ...env(dir, writeCatalogue()), http_proxy: proxyUrl },
+        'models:pull',
+        'synthetic-e2e',
+      );
+      expect(oneJsonLine(run.code === 0 ? run.stdout : run.stderr)).toMatchObject({
+        pulled: 'synthetic-e2e',
+      });
+      expect(proxy.forwarded).toEqual([`${base}/${MODEL_PATH}`, `${base}/cdn/${MODEL_PATH}`]);
+      expect(fs.readFileSync(join(dir, 'ggml-synthetic-e2e.bin')).equals(model)).toBe(true);
+    });
+
+    it('a host in NO_PROXY is reached directly', async () => {
+      const dir = freshModelsDir();
+      const run = await cli(
+        {
+          ...env(dir, writeCatalogue(), tlsBase),
+          HTTPS_PROXY: proxyUrl,
+          HTTP_PROXY: proxyUrl,
+          NO_PROXY: 'example.internal, 127.0.0.1',
+          NODE_EXTRA_CA_CERTS: caFile,
+        },
+        'models:pull',
+        'synthetic-e2e',
+      );
+      expect(oneJsonLine(run.code === 0 ? run.stdout : run.stderr)).toMatchObject({
+        pulled: 'synthetic-e2e',
+      });
+      expect(proxy.tunnels).toEqual([]);
+      expect(proxy.forwarded).toEqual([]);
+      expect(tlsServer.bodyRequests()).toHaveLength(1);
+    });
+
+    it('a proxy that is down is named in the UNREACHABLE error', async () => {
+      const gone = http.createServer();
+      await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+      const port = (gone.address() as AddressInfo).port;
+      await new Promise((resolve) => gone.close(resolve));
+      const run = await cli(
+        { ...env(freshModelsDir(), writeCatalogue(), tlsBase), HTTPS_PROXY: `http://127.0.0.1:${port}` },
+        'models:pull',
+        'synthetic-e2e',
+      );
+      expect(oneJsonLine(run.stderr)).toEqual({
+        code: 'UNREACHABLE',
+        error: expect.stringMatching(new RegExp(`through proxy 127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`)),
+      });
+    });
   });
 
   it('an unknown model name fails with one JSON line', async () => {

@@ -3,10 +3,13 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { isIP } from 'node:net';
 import * as path from 'node:path';
 import { Writable } from 'node:stream';
+import * as tls from 'node:tls';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
+import { openTunnel, proxyAuthorization, proxyFor, type ProxySettings } from './download-proxy';
 import { installedBytes, installedModelPath, type ModelChecksum, type ModelEntry } from './model-catalogue';
 
 /**
@@ -41,6 +44,8 @@ export interface PullOptions {
   connectTimeoutMs: number;
   /** A connection that sends nothing for this long counts as cut. */
   idleTimeoutMs: number;
+  /** HTTPS_PROXY / HTTP_PROXY / NO_PROXY (download-proxy.ts); unset: every source is reached directly. */
+  proxy?: ProxySettings;
   /** The pull ends after this many requests in a row that added no bytes (default 5). */
   maxAttemptsWithoutProgress?: number;
   /** Wait before the first retry without progress when the server names none; doubles each time (default 1 s). */
@@ -84,7 +89,8 @@ export type PullErrorCode =
   | 'CHECKSUM_MISMATCH'
   | 'SIZE_MISMATCH'
   | 'TOO_MANY_REDIRECTS'
-  | 'EXTRACT_FAILED';
+  | 'EXTRACT_FAILED'
+  | 'BAD_PROXY';
 
 export interface PullFailureTraits {
   /** The failure is transient: bytes already downloaded are worth keeping for a resume. */
@@ -389,34 +395,82 @@ async function requestFollowingRedirects(
 function request(url: URL, offset: number, options: PullOptions): Promise<http.IncomingMessage> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     return Promise.reject(new ModelPullError('HTTP_ERROR', `${url.href}: only http and https are supported`));
+  let proxy: URL | null;
+  try {
+    proxy = proxyFor(url, options.proxy ?? {});
+  } catch (error) {
+    return Promise.reject(new ModelPullError('BAD_PROXY', (error as Error).message));
+  }
   return new Promise((resolve, reject) => {
-    const client = url.protocol === 'https:' ? https : http;
+    const secure = url.protocol === 'https:';
     const headers: Record<string, string> = { 'user-agent': 'stt-service-models-pull', accept: '*/*' };
     if (offset > 0) headers.range = `bytes=${offset}-`;
-    // No keep-alive agent: one socket per request, so the connect timer below always sees a fresh connect.
-    const req = client.get(url, { headers, agent: false });
+    const via = proxy ? ` through proxy ${proxy.host}` : '';
     const unreachable = (why: string): ModelPullError =>
-      new ModelPullError('UNREACHABLE', `cannot reach ${url.host}: ${why}`);
-    const connectTimer = setTimeout(
-      () => req.destroy(unreachable(`no connection within ${options.connectTimeoutMs} ms`)),
-      options.connectTimeoutMs,
-    );
-    req.on('socket', (socket) => {
-      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
-        clearTimeout(connectTimer);
-        socket.setTimeout(options.idleTimeoutMs, () =>
-          req.destroy(new Error(`nothing received for ${options.idleTimeoutMs} ms`)),
-        );
+      new ModelPullError('UNREACHABLE', `cannot reach ${url.host}${via}: ${why}`);
+    // Name lookup, TCP, the proxy's tunnel and TLS all count as connecting.
+    const connecting = new AbortController();
+    let req: http.ClientRequest | null = null;
+    const connectTimer = setTimeout(() => {
+      const timedOut = unreachable(`no connection within ${options.connectTimeoutMs} ms`);
+      connecting.abort(timedOut);
+      req?.destroy(timedOut);
+    }, options.connectTimeoutMs);
+    const fail = (error: unknown): void => {
+      clearTimeout(connectTimer);
+      const reason: unknown = connecting.signal.aborted ? connecting.signal.reason : error;
+      reject(reason instanceof ModelPullError ? reason : unreachable(describe(reason)));
+    };
+    const send = (target: URL | string, requestOptions: https.RequestOptions): void => {
+      const options_: https.RequestOptions = {
+        ...requestOptions,
+        headers: { ...headers, ...requestOptions.headers },
+      };
+      const current = (secure ? https : http).get(target, options_);
+      req = current;
+      current.on('socket', (socket) => {
+        socket.once(secure ? 'secureConnect' : 'connect', () => {
+          clearTimeout(connectTimer);
+          socket.setTimeout(options.idleTimeoutMs, () =>
+            current.destroy(new Error(`nothing received for ${options.idleTimeoutMs} ms`)),
+          );
+        });
       });
-    });
-    req.on('response', (response) => {
-      clearTimeout(connectTimer);
-      resolve(response);
-    });
-    req.on('error', (error) => {
-      clearTimeout(connectTimer);
-      reject(error instanceof ModelPullError ? error : unreachable(describe(error)));
-    });
+      current.on('response', (response) => {
+        clearTimeout(connectTimer);
+        resolve(response);
+      });
+      current.on('error', fail);
+    };
+    if (!proxy) {
+      // No keep-alive agent: one socket per request, so the connect timer always sees a fresh connect.
+      send(url, { agent: false });
+    } else if (!secure) {
+      // Plain http through a proxy: the request goes to the proxy with the absolute URL as its target.
+      send(url.href, {
+        host: proxy.hostname,
+        port: proxy.port || 80,
+        path: url.href,
+        agent: false,
+        headers: { host: url.host, ...proxyAuthorization(proxy) },
+      });
+    } else {
+      // https through a proxy: a CONNECT tunnel, then TLS to the origin over it (verified as without a proxy).
+      const tunnelProxy = proxy;
+      openTunnel(tunnelProxy, url, connecting.signal).then(
+        (socket) =>
+          send(url, {
+            createConnection: () =>
+              tls.connect({
+                socket,
+                host: url.hostname,
+                // SNI takes host names only (RFC 6066); an IP address is still checked against the certificate.
+                ...(isIP(url.hostname) ? {} : { servername: url.hostname }),
+              }),
+          }),
+        fail,
+      );
+    }
   });
 }
 
