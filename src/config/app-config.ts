@@ -618,6 +618,19 @@ export class AppConfig {
   @IsString()
   WHISPER_CPP_MODEL_PREMIUM_JADE?: string;
 
+  /**
+   * The German model of a premium tier (catalogue name or path): German audio, asked for or detected by the
+   * tier's general model, is transcribed with it. Unset: `large-v3-turbo-german-q5_0` when installed, else
+   * German stays on the general model.
+   */
+  @IsOptional()
+  @IsString()
+  WHISPER_CPP_MODEL_PREMIUM_GERMAN?: string;
+
+  @IsOptional()
+  @IsString()
+  WHISPER_CPP_MODEL_PREMIUM_JADE_GERMAN?: string;
+
   /** Folder with whisper-server and whisper-cli (scripts/build-whisper-cpp.sh installs them into .tools/whisper.cpp/bin). */
   @IsOptional()
   @IsString()
