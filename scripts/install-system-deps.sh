@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs and starts what the service needs from Debian's archive: PostgreSQL, Redis, ffmpeg, PocketSphinx
-# (English model), sox, and the toolchain to build whisper.cpp. Safe to run again; does only what is missing.
+# (English model), sox, bzip2, and the toolchain to build whisper.cpp. Safe to run again; does only what is missing.
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # chromium: the dashboard's browser tests (test/browser) and `npm run screenshots` drive it with playwright-core.
-packages=(postgresql redis-server ffmpeg pocketsphinx pocketsphinx-en-us sox cmake g++ make chromium)
+# bzip2: `models:pull pyannote-segmentation-3-0` unpacks a .tar.bz2 with tar, which runs bzip2 (slim images lack it).
+packages=(postgresql redis-server ffmpeg pocketsphinx pocketsphinx-en-us sox cmake g++ make chromium bzip2)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

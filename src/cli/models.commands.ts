@@ -9,7 +9,13 @@ import {
   ModelCatalogueError,
   type ModelEntry,
 } from '../engine/models/model-catalogue';
-import { ModelPullError, modelUrl, pullModel, type PullProgress } from '../engine/models/model-downloader';
+import {
+  ModelPullError,
+  modelUrl,
+  pullModel,
+  type PullProgress,
+  type PullRetry,
+} from '../engine/models/model-downloader';
 import { CliError, fail, printJson } from './cli-output';
 
 const MIB = 1024 * 1024;
@@ -73,7 +79,16 @@ export class ModelsPullCommand extends CommandRunner {
         sourceBaseUrl: this.config.MODELS_SOURCE_URL,
         connectTimeoutMs: this.config.MODELS_CONNECT_TIMEOUT_MS,
         idleTimeoutMs: this.config.MODELS_IDLE_TIMEOUT_MS,
+        maxAttemptsWithoutProgress: this.config.MODELS_MAX_ATTEMPTS_WITHOUT_PROGRESS,
+        retryDelayMs: this.config.MODELS_RETRY_DELAY_MS,
+        retryAfterMaxMs: this.config.MODELS_RETRY_AFTER_MAX_SECONDS * 1000,
+        proxy: {
+          httpsProxy: this.config.HTTPS_PROXY ?? this.config.https_proxy,
+          httpProxy: this.config.HTTP_PROXY ?? this.config.http_proxy,
+          noProxy: this.config.NO_PROXY ?? this.config.no_proxy,
+        },
         onProgress: bar ? (progress) => bar.update(progress) : undefined,
+        onRetry: bar ? (retry) => bar.retrying(retry) : undefined,
       });
       bar?.finish();
       printJson({
@@ -132,6 +147,16 @@ class ProgressBar {
       `\r${this.entry.name} [${'#'.repeat(done)}${'.'.repeat(width - done)}] ` +
         `${((received / total) * 100).toFixed(0).padStart(3)}% ${(received / MIB).toFixed(1)}/${(total / MIB).toFixed(1)} MiB ` +
         `${rate.toFixed(1)} MiB/s `,
+    );
+  }
+
+  /** A wait before the next attempt gets its own line, so a pull that seems stuck says why. */
+  retrying({ reason, waitMs, attemptsWithoutProgress }: PullRetry): void {
+    this.finish();
+    this.lastDraw = 0;
+    process.stderr.write(
+      `${this.entry.name}: ${reason}; trying again in ${(waitMs / 1000).toFixed(1)} s ` +
+        `(attempt ${attemptsWithoutProgress + 1} without progress)\n`,
     );
   }
 

@@ -27,6 +27,14 @@ export interface ModelTierEntry {
   whisperModelVariable: `WHISPER_CPP_MODEL_${VariableSuffix}`;
   /** The whisper.cpp model (catalogue name) a tier uses when no variable names one. */
   defaultWhisperModel: string;
+  /**
+   * Tiers that route German audio (asked for, or detected by the general model) to a German fine-tune: the
+   * variable naming that model and its default catalogue name; null for tiers that run one model for all.
+   */
+  germanWhisperModel: {
+    variable: `WHISPER_CPP_MODEL_${Exclude<VariableSuffix, 'STANDARD'>}_GERMAN`;
+    defaultModel: string;
+  } | null;
   /** Whether the `auto` diarizer is sherpa-onnx when its models are installed (otherwise classical). */
   neuralDiarizationByDefault: boolean;
   /** The column of the usage report the tier's minutes and cost are added to. */
@@ -42,6 +50,7 @@ export const MODEL_TIER_CATALOGUE: Readonly<Record<ModelTier, Readonly<ModelTier
     whisperModelVariable: 'WHISPER_CPP_MODEL_STANDARD',
     // base: about 3x faster than real time on 2 cores, a big step up from PocketSphinx for the cheap tier.
     defaultWhisperModel: 'base',
+    germanWhisperModel: null,
     neuralDiarizationByDefault: false,
     usageBucket: 'standard',
   },
@@ -53,6 +62,11 @@ export const MODEL_TIER_CATALOGUE: Readonly<Record<ModelTier, Readonly<ModelTier
     whisperModelVariable: 'WHISPER_CPP_MODEL_PREMIUM',
     // large-v3-turbo quantised: near large-v3 accuracy at a fraction of its size (≈ 550 MB) and time.
     defaultWhisperModel: 'large-v3-turbo-q5_0',
+    // "Tuned for DACH": German audio runs primeline's German fine-tune of the same turbo model (same size).
+    germanWhisperModel: {
+      variable: 'WHISPER_CPP_MODEL_PREMIUM_GERMAN',
+      defaultModel: 'large-v3-turbo-german-q5_0',
+    },
     neuralDiarizationByDefault: true,
     usageBucket: 'premium',
   },
@@ -63,6 +77,10 @@ export const MODEL_TIER_CATALOGUE: Readonly<Record<ModelTier, Readonly<ModelTier
     diarizerVariable: 'ENGINE_DIARIZER_PREMIUM_JADE',
     whisperModelVariable: 'WHISPER_CPP_MODEL_PREMIUM_JADE',
     defaultWhisperModel: 'large-v3-turbo-q5_0',
+    germanWhisperModel: {
+      variable: 'WHISPER_CPP_MODEL_PREMIUM_JADE_GERMAN',
+      defaultModel: 'large-v3-turbo-german-q5_0',
+    },
     neuralDiarizationByDefault: true,
     usageBucket: 'premium',
   },

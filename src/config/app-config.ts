@@ -584,7 +584,7 @@ export class AppConfig {
 
   /**
    * Base URL of a mirror serving models under the official path layout (`<url>/<origin path>`, e.g.
-   * `<url>/ggerganov/whisper.cpp/resolve/main/ggml-base.bin`). Unset: each model's official URL.
+   * `<url>/ggerganov/whisper.cpp/resolve/<commit>/ggml-base.bin`, the commit as in the catalogue). Unset: each model's official URL.
    */
   @IsOptional()
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
@@ -608,6 +608,58 @@ export class AppConfig {
   MODELS_IDLE_TIMEOUT_MS = 30_000;
 
   /**
+   * `models:pull` gives up after this many requests in a row that added no bytes (429, 5xx, refused resumes,
+   * cuts before the first byte); a request that adds bytes is retried at once and resets the count.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  MODELS_MAX_ATTEMPTS_WITHOUT_PROGRESS = 5;
+
+  /** Wait before a retry without progress when the server names none; doubles per attempt (at most 60 s). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MODELS_RETRY_DELAY_MS = 1000;
+
+  /** A server's Retry-After (seconds or HTTP date) is honoured up to this many seconds. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  MODELS_RETRY_AFTER_MAX_SECONDS = 120;
+
+  /**
+   * Proxies for `models:pull`, read as curl reads them (either spelling; upper case wins): HTTPS_PROXY for
+   * https sources (CONNECT tunnel), HTTP_PROXY for http ones, NO_PROXY hosts reached directly. Only model
+   * downloads use them; the service's own outgoing calls (webhooks, audio_url) do not.
+   */
+  @IsOptional()
+  @IsString()
+  HTTPS_PROXY?: string;
+
+  @IsOptional()
+  @IsString()
+  https_proxy?: string;
+
+  @IsOptional()
+  @IsString()
+  HTTP_PROXY?: string;
+
+  @IsOptional()
+  @IsString()
+  http_proxy?: string;
+
+  @IsOptional()
+  @IsString()
+  NO_PROXY?: string;
+
+  @IsOptional()
+  @IsString()
+  no_proxy?: string;
+
+  /**
    * The ggml Whisper model of every tier that has no WHISPER_CPP_MODEL_<TIER>: a catalogue name installed in
    * MODELS_DIR (e.g. `base`) or a file path. Unset: each tier's default (standard `base`, premium tiers
    * `large-v3-turbo-q5_0`), used when installed.
@@ -628,6 +680,19 @@ export class AppConfig {
   @IsOptional()
   @IsString()
   WHISPER_CPP_MODEL_PREMIUM_JADE?: string;
+
+  /**
+   * The German model of a premium tier (catalogue name or path): German audio, asked for or detected by the
+   * tier's general model, is transcribed with it. Unset: `large-v3-turbo-german-q5_0` when installed, else
+   * German stays on the general model.
+   */
+  @IsOptional()
+  @IsString()
+  WHISPER_CPP_MODEL_PREMIUM_GERMAN?: string;
+
+  @IsOptional()
+  @IsString()
+  WHISPER_CPP_MODEL_PREMIUM_JADE_GERMAN?: string;
 
   /** Folder with whisper-server and whisper-cli (scripts/build-whisper-cpp.sh installs them into .tools/whisper.cpp/bin). */
   @IsOptional()

@@ -61,6 +61,8 @@ export interface TierEngineSettings {
   recognizer: RecognizerKind;
   /** Required when recognizer is 'whisper-cpp': the tier's own model, shared binary and threads. */
   whisperCpp?: WhisperCppSettings;
+  /** A whisper-cpp tier's German model: German audio (given or detected) is transcribed with it. */
+  germanWhisperCpp?: WhisperCppSettings;
   diarization: DiarizationSettings;
 }
 

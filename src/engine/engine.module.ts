@@ -28,15 +28,23 @@ export function engineSettingsFrom(
           threads: config.WHISPER_CPP_THREADS,
         }
       : undefined,
+    germanWhisperCpp: resolved.germanWhisperModelPath
+      ? {
+          binaryPath: whisperServerPath(tiers.whisperCppBinDir),
+          modelPath: resolved.germanWhisperModelPath,
+          threads: config.WHISPER_CPP_THREADS,
+        }
+      : undefined,
     diarization: resolved.sherpaOnnx
       ? { kind: 'sherpa-onnx', sherpaOnnx: resolved.sherpaOnnx }
       : { kind: 'classical' },
   });
   return {
     ...defaults,
-    tiers: Object.fromEntries(
-      MODEL_TIERS.map((tier) => [tier, tierSettings(tiers.get(tier))]),
-    ) as Record<ModelTier, TierEngineSettings>,
+    tiers: Object.fromEntries(MODEL_TIERS.map((tier) => [tier, tierSettings(tiers.get(tier))])) as Record<
+      ModelTier,
+      TierEngineSettings
+    >,
     speech: { ...defaults.speech, ...(config.VAD_MODEL_PATH ? { vadModelPath: config.VAD_MODEL_PATH } : {}) },
     openaiCompatible: config.OPENAI_STT_BASE_URL
       ? {
@@ -60,7 +68,8 @@ function logTiers(tiers: EngineTiers): void {
   const logger = new Logger('EngineTiers');
   for (const tier of MODEL_TIERS) {
     const resolved = tiers.get(tier);
-    const model = resolved.whisperModelPath ? ` (${resolved.whisperModelPath})` : '';
+    const german = resolved.germanWhisperModelPath ? `; German: ${resolved.germanWhisperModelPath}` : '';
+    const model = resolved.whisperModelPath ? ` (${resolved.whisperModelPath}${german})` : '';
     logger.log(`${tier}: ${resolved.recognizer}${model}, ${resolved.diarizer} diarization`);
     for (const note of resolved.notes) logger.log(`${tier}: ${note}`);
   }

@@ -3,11 +3,12 @@ import { EngineError, type ModelTier, type Recognizer } from './engine.types';
 import { OpenAiCompatibleRecognizer } from './openai-compatible/openai-compatible.recognizer';
 import { POCKETSPHINX_IDENTITY } from './pocketsphinx/pocketsphinx-recognizer';
 import { RecognizerThreadPool } from './recognition/recognizer-thread-pool';
+import { GermanRoutingRecognizer } from './whisper-cpp/german-routing.recognizer';
 import { WhisperCppRecognizer } from './whisper-cpp/whisper-cpp.recognizer';
 
 /** The recogniser configured for a model tier. Add new engines here (one case each). */
 export function createRecognizer(tier: ModelTier, settings: EngineSettings): Recognizer {
-  const { recognizer: kind, whisperCpp } = settings.tiers[tier];
+  const { recognizer: kind, whisperCpp, germanWhisperCpp } = settings.tiers[tier];
   switch (kind) {
     case 'pocketsphinx':
       // Native decoding blocks its thread: each chunk runs on one of `parallelism` recogniser threads.
@@ -16,9 +17,14 @@ export function createRecognizer(tier: ModelTier, settings: EngineSettings): Rec
         settings.parallelism,
         POCKETSPHINX_IDENTITY,
       );
-    case 'whisper-cpp':
+    case 'whisper-cpp': {
       if (!whisperCpp) throw notConfigured(kind, tier);
-      return new WhisperCppRecognizer(whisperCpp, { parallelism: settings.parallelism });
+      const general = new WhisperCppRecognizer(whisperCpp, { parallelism: settings.parallelism });
+      // Premium tiers with a German model installed: German audio (given or detected) goes to it.
+      if (!germanWhisperCpp) return general;
+      const german = new WhisperCppRecognizer(germanWhisperCpp, { parallelism: settings.parallelism });
+      return new GermanRoutingRecognizer(general, german);
+    }
     case 'openai-compatible':
       if (!settings.openaiCompatible) throw notConfigured(kind, tier);
       return new OpenAiCompatibleRecognizer(settings.openaiCompatible);

@@ -2,9 +2,12 @@ import { execFile, execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { WHISPER_CPP_HF_REVISION } from '../../src/engine/models/model-catalogue';
+import { ConnectProxy } from '../support/connect-proxy';
 import { baseTestEnvironment } from '../support/test-environment';
 
 const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
@@ -21,9 +24,12 @@ interface Run {
 function cli(env: Record<string, string | undefined>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     const merged: NodeJS.ProcessEnv = { ...process.env, ...baseTestEnvironment() };
-    for (const key of Object.keys(merged)) if (key.startsWith('MODELS_')) delete merged[key];
+    // The machine's own model and proxy settings must not leak into a test against loopback servers.
+    const proxyVariables = /^(https?_proxy|no_proxy)$/i;
+    for (const key of Object.keys(merged))
+      if (key.startsWith('MODELS_') || proxyVariables.test(key)) delete merged[key];
     for (const [key, value] of Object.entries(env)) if (value !== undefined) merged[key] = value;
-    execFile('node', [CLI, ...args], { env: merged }, (error, stdout, stderr) => {
+    execFile(process.execPath, [CLI, ...args], { env: merged }, (error, stdout, stderr) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -39,12 +45,18 @@ function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-type Behaviour = 'serve' | 'cut-first' | 'ignore-range' | 'stall';
+type Behaviour =
+  'serve' | 'cut-first' | 'cut-every' | 'ignore-range' | 'stall' | 'rate-limit-first' | 'forbid-range';
 
 interface RecordedRequest {
   url: string;
   range: string | undefined;
+  /** performance.now() when the request arrived. */
+  at: number;
 }
+
+/** 'cut-every' sends at most this many bytes per response, then drops the connection. */
+const CUT_EVERY_BYTES = 700_000;
 
 /**
  * A real HTTP server on 127.0.0.1 with the official path layout behind MODELS_SOURCE_URL. Like Hugging Face,
@@ -52,15 +64,30 @@ interface RecordedRequest {
  */
 class ModelServer {
   readonly requests: RecordedRequest[] = [];
+
+  /** With `tls` it speaks https (a self-signed certificate the client is told to trust). */
+  constructor(tls?: { key: Buffer; cert: Buffer }) {
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => this.handle(req, res);
+    this.server = tls ? https.createServer(tls, handler) : http.createServer(handler);
+  }
+
   private behaviour: Behaviour = 'serve';
   private readonly files = new Map<string, Buffer>();
-  private readonly server = http.createServer((req, res) => this.handle(req, res));
+  private readonly server: http.Server;
   private served = 0;
+  /** The Retry-After value 'rate-limit-first' sends with its 429 (computed when it answers). */
+  retryAfter: () => string = () => '1';
 
   reset(behaviour: Behaviour = 'serve'): void {
     this.requests.length = 0;
     this.behaviour = behaviour;
     this.served = 0;
+    this.retryAfter = () => '1';
+  }
+
+  /** The requests for the bytes themselves (after the redirect). */
+  bodyRequests(): RecordedRequest[] {
+    return this.requests.filter((request) => request.url.startsWith('/cdn/'));
   }
 
   add(urlPath: string, bytes: Buffer): void {
@@ -69,7 +96,8 @@ class ModelServer {
 
   async start(): Promise<string> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    const scheme = this.server instanceof https.Server ? 'https' : 'http';
+    return `${scheme}://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
   close(): Promise<void> {
@@ -79,7 +107,7 @@ class ModelServer {
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = req.url ?? '/';
-    this.requests.push({ url, range: req.headers.range });
+    this.requests.push({ url, range: req.headers.range, at: performance.now() });
     if (this.files.has(url)) {
       res.writeHead(302, { location: `/cdn${url}` }).end();
       return;
@@ -91,14 +119,24 @@ class ModelServer {
     }
     this.served += 1;
     if (this.behaviour === 'stall') return; // accepts the request, never answers
+    if (this.behaviour === 'rate-limit-first' && this.served === 1) {
+      // Hugging Face's rate limit: 429 with the time to wait.
+      res.writeHead(429, { 'retry-after': this.retryAfter() }).end('rate limited');
+      return;
+    }
     const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    if (range && this.behaviour === 'forbid-range') {
+      // A CDN that refuses the ranged request (an expired signed URL answers the same).
+      res.writeHead(403).end('Forbidden');
+      return;
+    }
     if (range && this.behaviour !== 'ignore-range') {
       const start = Number(range[1]);
       res.writeHead(206, {
         'content-length': body.length - start,
         'content-range': `bytes ${start}-${body.length - 1}/${body.length}`,
       });
-      res.end(body.subarray(start));
+      this.send(res, body.subarray(start));
       return;
     }
     res.writeHead(200, { 'content-length': body.length });
@@ -107,7 +145,16 @@ class ModelServer {
       res.write(body.subarray(0, body.length / 2), () => res.socket?.destroy());
       return;
     }
-    res.end(body);
+    this.send(res, body);
+  }
+
+  /** The whole rest, or under 'cut-every' a slice of it before the connection drops (the HF bridge does this). */
+  private send(res: http.ServerResponse, rest: Buffer): void {
+    if (this.behaviour === 'cut-every' && rest.length > CUT_EVERY_BYTES) {
+      res.write(rest.subarray(0, CUT_EVERY_BYTES), () => res.socket?.destroy());
+      return;
+    }
+    res.end(rest);
   }
 }
 
@@ -167,6 +214,8 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
       MODELS_EXTRA_CATALOGUE: catalogue,
       MODELS_CONNECT_TIMEOUT_MS: '2000',
       MODELS_IDLE_TIMEOUT_MS: '5000',
+      // The back-off between attempts that made no progress; the default (1 s, doubling) is for real links.
+      MODELS_RETRY_DELAY_MS: '50',
     };
   }
 
@@ -205,6 +254,7 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
         'large-v3-turbo',
         'large-v3-turbo-q5_0',
         'large-v3-turbo-q8_0',
+        'large-v3-turbo-german-q5_0',
         'pyannote-segmentation-3-0',
       ]),
     );
@@ -214,7 +264,7 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
       file: 'ggml-base.bin',
       bytes: 147_951_465,
       size: '141 MiB',
-      download: `${base}/ggerganov/whisper.cpp/resolve/main/ggml-base.bin`,
+      download: `${base}/ggerganov/whisper.cpp/resolve/${WHISPER_CPP_HF_REVISION}/ggml-base.bin`,
       licence: 'MIT',
       installed: false,
       pullable: true,
@@ -229,7 +279,13 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
     const listed = oneJsonLine(run.stdout) as { models: Array<Record<string, unknown>> };
     const byName = new Map(listed.models.map((entry) => [entry.name, entry.download]));
     expect(byName.get('large-v3-turbo-q5_0')).toBe(
-      'https://huggingface.co/ggerganov/whisper.cpp/resolve/main/ggml-large-v3-turbo-q5_0.bin',
+      `https://huggingface.co/ggerganov/whisper.cpp/resolve/${WHISPER_CPP_HF_REVISION}/ggml-large-v3-turbo-q5_0.bin`,
+    );
+    // The revision is a commit, never a branch that can move under the pinned checksum.
+    expect(WHISPER_CPP_HF_REVISION).toMatch(/^[0-9a-f]{40}$/);
+    expect([...byName.values()].filter((url) => String(url).includes('/resolve/main/'))).toEqual([]);
+    expect(byName.get('large-v3-turbo-german-q5_0')).toBe(
+      'https://huggingface.co/MolyProduction/whisper-large-v3-turbo-german-ggml-q5_0/resolve/8ca650615c50e0d16a49de2bf707d2791242d829/ggml-large-v3-turbo-german-q5_0.bin',
     );
     expect(byName.get('3dspeaker-eres2net-base')).toBe(
       'https://github.com/k2-fsa/sherpa-onnx/releases/download/speaker-recongition-models/3dspeaker_speech_eres2net_base_sv_zh-cn_3dspeaker_16k.onnx',
@@ -278,6 +334,71 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
     expect(body[1].range).toMatch(/^bytes=[1-9]\d*-$/);
     expect(fs.readdirSync(dir)).toEqual(['ggml-synthetic-e2e.bin']);
     expect(fs.readFileSync(join(dir, 'ggml-synthetic-e2e.bin')).equals(model)).toBe(true);
+  });
+
+  it('a body cut again and again is resumed as long as each attempt adds bytes (more than 3 attempts)', async () => {
+    server.reset('cut-every');
+    const dir = freshModelsDir();
+    const run = await cli(env(dir, writeCatalogue()), 'models:pull', 'synthetic-e2e');
+    expect(oneJsonLine(run.code === 0 ? run.stdout : run.stderr)).toMatchObject({ pulled: 'synthetic-e2e' });
+    const body = server.bodyRequests();
+    expect(body).toHaveLength(Math.ceil(model.length / CUT_EVERY_BYTES));
+    expect(body.length).toBeGreaterThan(3);
+    expect(body.map((request) => request.range)).toEqual(
+      body.map((_, index) => (index === 0 ? undefined : `bytes=${index * CUT_EVERY_BYTES}-`)),
+    );
+    expect(fs.readdirSync(dir)).toEqual(['ggml-synthetic-e2e.bin']);
+    expect(fs.readFileSync(join(dir, 'ggml-synthetic-e2e.bin')).equals(model)).toBe(true);
+  });
+
+  it('a 429 keeps the partial, waits the Retry-After seconds, then resumes with Range', async () => {
+    server.reset('rate-limit-first');
+    const dir = freshModelsDir();
+    const kept = 1_000_000;
+    fs.writeFileSync(join(dir, 'ggml-synthetic-e2e.bin.partial'), model.subarray(0, kept));
+    const run = await cli(env(dir, writeCatalogue()), 'models:pull', 'synthetic-e2e');
+    expect(oneJsonLine(run.code === 0 ? run.stdout : run.stderr)).toMatchObject({
+      pulled: 'synthetic-e2e',
+      resumedFrom: kept,
+    });
+    const body = server.bodyRequests();
+    expect(body.map((request) => request.range)).toEqual([`bytes=${kept}-`, `bytes=${kept}-`]);
+    // Retry-After: 1 is a lower bound the server set, not a speed figure: the retry must not come sooner.
+    expect(body[1].at - body[0].at).toBeGreaterThanOrEqual(1000);
+    expect(fs.readFileSync(join(dir, 'ggml-synthetic-e2e.bin')).equals(model)).toBe(true);
+  });
+
+  it('a Retry-After given as an HTTP date is honoured too', async () => {
+    server.reset('rate-limit-first');
+    // Two seconds after the 429 is sent, as a date: whole seconds, so at least one second away.
+    server.retryAfter = () => new Date(Date.now() + 2000).toUTCString();
+    const dir = freshModelsDir();
+    const run = await cli(env(dir, writeCatalogue()), 'models:pull', 'synthetic-e2e');
+    expect(oneJsonLine(run.code === 0 ? run.stdout : run.stderr)).toMatchObject({ pulled: 'synthetic-e2e' });
+    const body = server.bodyRequests();
+    expect(body).toHaveLength(2);
+    expect(body[1].at - body[0].at).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('a 403 on the ranged request keeps the partial; given up after N attempts without progress', async () => {
+    server.reset('forbid-range');
+    const dir = freshModelsDir();
+    const kept = 1_000_000;
+    const partial = join(dir, 'ggml-synthetic-e2e.bin.partial');
+    fs.writeFileSync(partial, model.subarray(0, kept));
+    const run = await cli(
+      { ...env(dir, writeCatalogue()), MODELS_MAX_ATTEMPTS_WITHOUT_PROGRESS: '3' },
+      'models:pull',
+      'synthetic-e2e',
+    );
+    expect(run.code).not.toBe(0);
+    const failure = oneJsonLine(run.stderr);
+    expect(failure.code).toBe('HTTP_ERROR');
+    expect(failure.error).toContain('HTTP 403');
+    expect(failure.error).toContain(`kept ${kept} bytes`);
+    expect(server.bodyRequests().map((request) => request.range)).toEqual(Array(3).fill(`bytes=${kept}-`));
+    expect(fs.readdirSync(dir)).toEqual(['ggml-synthetic-e2e.bin.partial']);
+    expect(fs.readFileSync(partial).equals(model.subarray(0, kept))).toBe(true);
   });
 
   it('a partial file left by an earlier pull is resumed from its end', async () => {
@@ -378,6 +499,133 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
     expect(fs.readdirSync(dir)).toEqual(['synthetic-seg']);
     expect(fs.readdirSync(join(dir, 'synthetic-seg'))).toEqual(['model.onnx']);
     expect(fs.readFileSync(join(dir, 'synthetic-seg', 'model.onnx')).equals(segmentation)).toBe(true);
+  });
+
+  it('an archive that cannot be unpacked (no bzip2 on PATH) is kept, and the next pull unpacks it without downloading', async () => {
+    // A PATH with tar but without bzip2, as on a slim Debian image.
+    const bin = join(work, `bin-without-bzip2-${randomBytes(3).toString('hex')}`);
+    fs.mkdirSync(bin);
+    fs.symlinkSync(execFileSync('sh', ['-c', 'command -v tar']).toString().trim(), join(bin, 'tar'));
+    const dir = freshModelsDir();
+    const catalogue = writeCatalogue();
+    const failed = await cli({ ...env(dir, catalogue), PATH: bin }, 'models:pull', 'synthetic-segmentation');
+    expect(failed.code).not.toBe(0);
+    const failure = oneJsonLine(failed.stderr);
+    expect(failure.code).toBe('EXTRACT_FAILED');
+    expect(failure.error).toContain('bzip2');
+    expect(fs.readdirSync(dir)).toEqual(['synthetic-seg.tar.bz2']);
+    expect(fs.readFileSync(join(dir, 'synthetic-seg.tar.bz2')).equals(archive)).toBe(true);
+
+    server.reset();
+    const again = await cli(env(dir, catalogue), 'models:pull', 'synthetic-segmentation');
+    expect(oneJsonLine(again.code === 0 ? again.stdout : again.stderr)).toMatchObject({
+      pulled: 'synthetic-segmentation',
+      path: join(dir, 'synthetic-seg', 'model.onnx'),
+    });
+    expect(server.bodyRequests()).toEqual([]);
+    expect(fs.readdirSync(dir)).toEqual(['synthetic-seg']);
+    expect(fs.readFileSync(join(dir, 'synthetic-seg', 'model.onnx')).equals(segmentation)).toBe(true);
+  });
+
+  describe('behind a proxy (HTTPS_PROXY / HTTP_PROXY / NO_PROXY)', () => {
+    let proxy: ConnectProxy;
+    let proxyUrl: string;
+    let tlsServer: ModelServer;
+    let tlsBase: string;
+    let caFile: string;
+
+    beforeAll(async () => {
+      // A self-signed certificate for 127.0.0.1, trusted by the CLI through Node's NODE_EXTRA_CA_CERTS.
+      const keyFile = join(work, 'proxy-test-key.pem');
+      caFile = join(work, 'proxy-test-cert.pem');
+      execFileSync('openssl', [
+        'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+        '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', caFile,
+      ], { stdio: 'ignore' }); // prettier-ignore
+      tlsServer = new ModelServer({ key: fs.readFileSync(keyFile), cert: fs.readFileSync(caFile) });
+      tlsServer.add(MODEL_PATH, model);
+      tlsBase = await tlsServer.start();
+      proxy = new ConnectProxy();
+      proxyUrl = await proxy.start();
+    });
+
+    beforeEach(() => {
+      proxy.reset();
+      tlsServer.reset();
+    });
+
+    afterAll(async () => {
+      await proxy.close();
+      await tlsServer.close();
+    });
+
+    it('an https source is reached through a CONNECT tunnel of HTTPS_PROXY, TLS verified end to end', async () => {
+      const dir = freshModelsDir();
+      const run = await cli(
+        { ...env(dir, writeCatalogue(), tlsBase), HTTPS_PROXY: proxyUrl, NODE_EXTRA_CA_CERTS: caFile },
+        'models:pull',
+        'synthetic-e2e',
+      );
+      expect(oneJsonLine(run.code === 0 ? run.stdout : run.stderr)).toMatchObject({
+        pulled: 'synthetic-e2e',
+      });
+      const authority = new URL(tlsBase).host;
+      // One tunnel per request: the model path, then its redirect to the CDN path.
+      expect(proxy.tunnels).toEqual([authority, authority]);
+      expect(tlsServer.bodyRequests()).toHaveLength(1);
+      expect(fs.readFileSync(join(dir, 'ggml-synthetic-e2e.bin')).equals(model)).toBe(true);
+    });
+
+    it('an http source is sent to HTTP_PROXY as absolute-URI requests (lower-case spelling too)', async () => {
+      const dir = freshModelsDir();
+      const run = await cli(
+        { ...env(dir, writeCatalogue()), http_proxy: proxyUrl },
+        'models:pull',
+        'synthetic-e2e',
+      );
+      expect(oneJsonLine(run.code === 0 ? run.stdout : run.stderr)).toMatchObject({
+        pulled: 'synthetic-e2e',
+      });
+      expect(proxy.forwarded).toEqual([`${base}/${MODEL_PATH}`, `${base}/cdn/${MODEL_PATH}`]);
+      expect(fs.readFileSync(join(dir, 'ggml-synthetic-e2e.bin')).equals(model)).toBe(true);
+    });
+
+    it('a host in NO_PROXY is reached directly', async () => {
+      const dir = freshModelsDir();
+      const run = await cli(
+        {
+          ...env(dir, writeCatalogue(), tlsBase),
+          HTTPS_PROXY: proxyUrl,
+          HTTP_PROXY: proxyUrl,
+          NO_PROXY: 'example.internal, 127.0.0.1',
+          NODE_EXTRA_CA_CERTS: caFile,
+        },
+        'models:pull',
+        'synthetic-e2e',
+      );
+      expect(oneJsonLine(run.code === 0 ? run.stdout : run.stderr)).toMatchObject({
+        pulled: 'synthetic-e2e',
+      });
+      expect(proxy.tunnels).toEqual([]);
+      expect(proxy.forwarded).toEqual([]);
+      expect(tlsServer.bodyRequests()).toHaveLength(1);
+    });
+
+    it('a proxy that is down is named in the UNREACHABLE error', async () => {
+      const gone = http.createServer();
+      await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+      const port = (gone.address() as AddressInfo).port;
+      await new Promise((resolve) => gone.close(resolve));
+      const run = await cli(
+        { ...env(freshModelsDir(), writeCatalogue(), tlsBase), HTTPS_PROXY: `http://127.0.0.1:${port}` },
+        'models:pull',
+        'synthetic-e2e',
+      );
+      expect(oneJsonLine(run.stderr)).toEqual({
+        code: 'UNREACHABLE',
+        error: expect.stringMatching(new RegExp(`through proxy 127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`)),
+      });
+    });
   });
 
   it('an unknown model name fails with one JSON line', async () => {

@@ -9,11 +9,16 @@ import * as path from 'node:path';
  * - whisper.cpp ggml files: SHA-256 and byte size are Hugging Face's Git LFS object id and size for
  *   `ggerganov/whisper.cpp` (the value HF itself returns as `X-Linked-ETag`), as quoted by several independent
  *   public repositories that pin them; every one of them agreed. whisper.cpp's own `models/README.md` lists a
- *   SHA-1 per file; it is kept in the note of the files it covers, for a manual `sha1sum` cross-check.
+ *   SHA-1 per file; it is kept in the note of the files it covers, for a manual `sha1sum` cross-check. The URLs
+ *   name the repository commit (WHISPER_CPP_HF_REVISION), not `main`: a branch can move under a pinned checksum,
+ *   a commit cannot. That commit is the one those public repositories pin with these same sizes and SHA-256s.
  * - sherpa-onnx diarization files (k2-fsa/sherpa-onnx GitHub releases): SHA-256 and sizes as pinned by several
- *   independent public repositories (one says it cross-checked them against the release's checksum.txt).
+ *   independent public repositories that agree with each other. The releases publish no checksum file, so
+ *   there is no upstream list to compare with; the pinned checksum is what makes a replaced asset fail.
+ * - the German fine-tune (large-v3-turbo-german-q5_0): see its entry.
  *
- * A mirror (MODELS_SOURCE_URL) must serve the same paths: `<mirror>/<source.path>`.
+ * A mirror (MODELS_SOURCE_URL) must serve the same paths, revision included: `<mirror>/<source.path>` (Hugging
+ * Face mirrors answer `resolve/<commit>/` as Hugging Face does).
  */
 
 export type ModelKind = 'whisper-ggml' | 'sherpa-diarization-segmentation' | 'sherpa-diarization-embedding';
@@ -60,7 +65,16 @@ export interface ModelEntry {
 
 const HF = 'https://huggingface.co';
 const GITHUB = 'https://github.com';
-const WHISPER_PATH = 'ggerganov/whisper.cpp/resolve/main';
+/**
+ * The commit of huggingface.co/ggerganov/whisper.cpp the whisper entries are fetched at. Many independent
+ * public projects pin this commit with the sizes and SHA-256s below (seen for tiny, tiny.en, base, base.en,
+ * small, medium, large-v3, large-v3-turbo and its -q5_0/-q8_0; small.en is a file of the same commit).
+ */
+export const WHISPER_CPP_HF_REVISION = '5359861c739e955e79d9a303bcbc70fb988958b1';
+const WHISPER_PATH = `ggerganov/whisper.cpp/resolve/${WHISPER_CPP_HF_REVISION}`;
+/** The German fine-tune's ggml repository and the commit its file is fetched at. */
+const GERMAN_TURBO_REPOSITORY = 'MolyProduction/whisper-large-v3-turbo-german-ggml-q5_0';
+const GERMAN_TURBO_REVISION = '8ca650615c50e0d16a49de2bf707d2791242d829';
 const SHERPA_RELEASES = 'k2-fsa/sherpa-onnx/releases/download';
 
 function whisper(name: string, bytes: number, sha256: string, note: string): ModelEntry {
@@ -145,6 +159,26 @@ export const MODEL_CATALOGUE: readonly ModelEntry[] = [
     '317eb69c11673c9de1e1f0d459b253999804ec71ac4c23c17ecf5fbe24e259a1',
     'multilingual, 8-bit quantised (not in whisper.cpp README; SHA-256 from the HF LFS pointer only)',
   ),
+  {
+    name: 'large-v3-turbo-german-q5_0',
+    kind: 'whisper-ggml',
+    fileName: 'ggml-large-v3-turbo-german-q5_0.bin',
+    source: {
+      origin: HF,
+      path: `${GERMAN_TURBO_REPOSITORY}/resolve/${GERMAN_TURBO_REVISION}/ggml-large-v3-turbo-german-q5_0.bin`,
+    },
+    bytes: 574_041_195,
+    checksum: {
+      algorithm: 'sha256',
+      hex: '15e92e3db0993c52fffa781513eec9253475331c1be808f8fb409285c9d9d030',
+    },
+    // primeline/whisper-large-v3-turbo-german is Apache-2.0; the ggml conversion carries the same licence.
+    licence: 'Apache-2.0',
+    note:
+      'German: primeline/whisper-large-v3-turbo-german (its card: Tuda-De WER 6.4 % vs 8.3 % for the general ' +
+      'turbo) as ggml q5_0; the premium tiers route German audio to it. Size and SHA-256 as pinned by several ' +
+      'public projects (the repository publishes no checksum file)',
+  },
   {
     name: 'pyannote-segmentation-3-0',
     kind: 'sherpa-diarization-segmentation',

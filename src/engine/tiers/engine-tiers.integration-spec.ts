@@ -96,6 +96,33 @@ describe('resolveEngineTiers', () => {
     expect(tiers.serves('standard', 'de')).toBe(true);
   });
 
+  it('premium tiers route German to the German fine-tune when it is installed; standard never does', () => {
+    install('base');
+    const turbo = install('large-v3-turbo-q5_0');
+    const notInstalled = resolveEngineTiers(config());
+    expect(notInstalled.get('premium').germanWhisperModelPath).toBeNull();
+    expect(notInstalled.get('premium').notes.join('\n')).toContain(
+      "German audio stays on the general model: 'large-v3-turbo-german-q5_0' is not installed",
+    );
+    const german = install('large-v3-turbo-german-q5_0');
+    const tiers = resolveEngineTiers(config());
+    for (const tier of ['premium', 'premium_jade'] as const) {
+      expect(tiers.get(tier)).toMatchObject({ whisperModelPath: turbo, germanWhisperModelPath: german });
+    }
+    expect(tiers.get('standard').germanWhisperModelPath).toBeNull();
+  });
+
+  it('a German model named by WHISPER_CPP_MODEL_PREMIUM_GERMAN must exist', () => {
+    install('large-v3-turbo-q5_0');
+    const message = errorOf(() =>
+      resolveEngineTiers(config({ WHISPER_CPP_MODEL_PREMIUM_GERMAN: '/nowhere/ggml-german.bin' })),
+    );
+    expect(message).toContain('WHISPER_CPP_MODEL_PREMIUM_GERMAN=/nowhere/ggml-german.bin: no file at');
+    const tiers = resolveEngineTiers(config({ WHISPER_CPP_MODEL_PREMIUM_GERMAN: SYNTHETIC_MODEL }));
+    expect(tiers.get('premium').germanWhisperModelPath).toBe(SYNTHETIC_MODEL);
+    expect(tiers.get('premium_jade').germanWhisperModelPath).toBeNull();
+  });
+
   it('a file of the wrong size is not an installed model', () => {
     const file = install('base');
     fs.truncateSync(file, 1000);

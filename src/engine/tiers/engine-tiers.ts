@@ -35,6 +35,11 @@ export interface ResolvedTier {
   recognizer: RecognizerKind;
   /** The ggml model file of a whisper-cpp tier; null otherwise. */
   whisperModelPath: string | null;
+  /**
+   * The German model of a whisper-cpp tier that routes by language (premium tiers): German audio, given as
+   * the job's language or detected by the general model, is transcribed with it. Null: one model for all.
+   */
+  germanWhisperModelPath: string | null;
   diarizer: DiarizerKind;
   /** The model files of a sherpa-onnx tier; null otherwise. */
   sherpaOnnx: { segmentationModelPath: string; embeddingModelPath: string } | null;
@@ -140,11 +145,14 @@ function resolveTier(config: AppConfig, tier: ModelTier, binDir: string): Resolv
   const notes: string[] = [];
   const problems: string[] = [];
   const recognizer = resolveRecognizer(config, tier, binDir, notes, problems);
+  const germanWhisperModelPath =
+    recognizer.kind === 'whisper-cpp' ? resolveGermanModel(config, tier, notes, problems) : null;
   const diarizer = resolveDiarizer(config, tier, notes, problems);
   if (problems.length > 0) throw new TierConfigurationProblem(problems);
   return {
     recognizer: recognizer.kind,
     whisperModelPath: recognizer.whisperModelPath,
+    germanWhisperModelPath,
     diarizer: diarizer.kind,
     sherpaOnnx: diarizer.sherpaOnnx,
     languages: recognizer.languages,
@@ -211,6 +219,31 @@ function resolveRecognizer(
       return whisperResolution(model.path);
     }
   }
+}
+
+/**
+ * The German model of a tier that has one: the variable's model (which must exist), else the default when
+ * installed; without it German audio stays on the general model, with a note saying how to add it.
+ */
+function resolveGermanModel(
+  config: AppConfig,
+  tier: ModelTier,
+  notes: string[],
+  problems: string[],
+): string | null {
+  const german = MODEL_TIER_CATALOGUE[tier].germanWhisperModel;
+  if (!german) return null;
+  const value = config[german.variable];
+  const model = value
+    ? lookupModel(config, german.variable, value)
+    : lookupModel(config, null, german.defaultModel);
+  if (model.path) {
+    notes.push(`German audio (given or detected) → ${model.path}`);
+    return model.path;
+  }
+  if (model.variable) problems.push(`${model.variable}=${model.value}: ${model.missing}`);
+  else notes.push(`German audio stays on the general model: ${model.missing}`);
+  return null;
 }
 
 function whisperResolution(modelPath: string): RecognizerResolution {

@@ -34,6 +34,49 @@ export const SYNTHETIC_WHISPER_LANGUAGE = 'de';
 export const SYNTHETIC_WHISPER_TEXT = ' w100 w200 w300';
 
 /**
+ * A variation of the model that answers differently, for tests that must tell two models apart (the premium
+ * tier's German routing): the language its detection picks and the three word tokens it outputs. Only which
+ * embeddings the positions point at changes; the random draws are the same, so the default variant is still
+ * byte for byte the shared file.
+ */
+export interface SyntheticWhisperVariant {
+  /** `de` (default) or `en`: what whisper.cpp's language detection answers. */
+  language?: 'de' | 'en';
+  /** Three regular token ids (below 50257); token n reads " wn". Default [100, 200, 300]. */
+  words?: readonly [number, number, number];
+}
+
+/** The text a variant outputs, whatever the audio. */
+export function syntheticWhisperText(variant: SyntheticWhisperVariant = {}): string {
+  return (variant.words ?? DEFAULT_WORDS).map((token) => ` w${token}`).join('');
+}
+
+const DEFAULT_WORDS = [100, 200, 300] as const;
+/** whisper.cpp's language index (its language table's order): the language token is SOT + 1 + index. */
+const LANGUAGE_INDEX = { en: 0, de: 2 } as const;
+
+/**
+ * A variant's file in the same cache folder, generated once (atomic rename, as below). Its name carries the
+ * variant, so different variants never share a file.
+ */
+export function syntheticWhisperVariantModel(
+  variant: SyntheticWhisperVariant,
+  cacheDir: string = path.join(os.tmpdir(), 'stt-test-models'),
+): string {
+  const words = variant.words ?? DEFAULT_WORDS;
+  const target = path.join(
+    cacheDir,
+    `whisper-det-micro-${SYNTHETIC_WHISPER_MODEL_SHA256.slice(0, 12)}-${variant.language ?? 'de'}-${words.join('-')}.bin`,
+  );
+  if (fs.existsSync(target)) return target;
+  fs.mkdirSync(cacheDir, { recursive: true });
+  const temporary = `${target}.${process.pid}.${Date.now()}.tmp`;
+  fs.writeFileSync(temporary, syntheticWhisperModelBytes(variant));
+  fs.renameSync(temporary, target);
+  return target;
+}
+
+/**
  * The model file, generated on first use into a cache folder and reused by every later test (about 1 s to
  * generate, 8 MB). Concurrent jest workers may generate it at the same time: each writes its own temp file
  * and renames it into place, which is atomic, so nobody ever reads a half-written model and no lock is
@@ -74,12 +117,19 @@ const N_REGULAR_TOKENS = 50257;
 const EOT = 50257;
 const SOT = 50258;
 const BEG = 50364;
-const DE = SOT + 1 + 2;
 
 type Init = 'rand' | 'ones' | 'zeros';
 
 /** The whole file in memory (8 MB). */
-export function syntheticWhisperModelBytes(): Buffer {
+export function syntheticWhisperModelBytes(variant: SyntheticWhisperVariant = {}): Buffer {
+  const languageToken = SOT + 1 + LANGUAGE_INDEX[variant.language ?? 'de'];
+  const [first, second, third] = variant.words ?? DEFAULT_WORDS;
+  if (
+    ![first, second, third].every(
+      (token) => Number.isInteger(token) && token >= 0 && token < N_REGULAR_TOKENS,
+    )
+  )
+    throw new Error('synthetic whisper words must be regular token ids');
   const rng = new NumpyDefaultRng(0);
   const out = new ByteWriter();
   const s = N_STATE;
@@ -162,11 +212,11 @@ export function syntheticWhisperModelBytes(): Buffer {
   for (let i = 0; i < te.length; i++) te[i] = rng.standardNormal() / scale;
   const pe = new Float32Array(N_TEXT_CTX * s);
   const targets = new Map<number, number>([
-    [0, DE],
+    [0, languageToken],
     [2, BEG + 0],
-    [3, 100],
-    [4, 200],
-    [5, 300],
+    [3, first],
+    [4, second],
+    [5, third],
     [6, BEG + 125],
     [7, EOT],
   ]);
