@@ -6,7 +6,9 @@ import { LedgerService } from '../../src/billing/ledger.service';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.entity';
 import { WebhookDeliveryProcessor } from '../../src/webhooks/webhook-delivery.processor';
 import { OutboxEvent } from '../../src/webhooks/outbox-event.entity';
+import { eventually } from '../support/eventually';
 import { expectMatchesSpec, expectWebhookMatchesSpec } from '../support/openapi-contract';
+import { QueryRows, QueueInspector, waitUntilSettled } from '../support/settled-work';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 
@@ -97,34 +99,21 @@ function expectDeliveryMatchesSpec(received: Received, event: string): void {
   expectWebhookMatchesSpec({ headers: received.headers, body: received.rawBody }, event);
 }
 
-/** Bounded polling: resolves with the first truthy value or fails at the deadline. */
-async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false>,
-  deadlineMs: number,
-) {
-  const deadline = Date.now() + deadlineMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${what} did not happen within ${deadlineMs} ms`);
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('Webhook deliveries', () => {
   let t: TestApp;
   let dataSource: DataSource;
+  let queues: QueueInspector;
   const receiver = new Receiver();
+  const query: QueryRows = (sql, values) => dataSource.query(sql, values);
 
   beforeAll(async () => {
     await receiver.start();
     t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     dataSource = t.app.get(DataSource);
+    queues = new QueueInspector(t.config.REDIS_URL, t.config.REDIS_PREFIX);
   });
   afterAll(async () => {
+    await queues.close();
     await t.close();
     await receiver.stop();
   });
@@ -316,8 +305,9 @@ describe('Webhook deliveries', () => {
       async () => receiver.to('/transcriptions').length > 0 && receiver.to('/transcriptions'),
       15_000,
     );
-    // Dispatch runs every second: give a duplicate time to show up before asserting "exactly once".
-    await sleep(3_000);
+    // "Exactly once" only after nothing is left that could send again: the job ended, the outbox is
+    // dispatched, every delivery is final and no delivery job of the workspace is waiting, delayed or running.
+    await waitUntilSettled(query, queues, workspace.workspaceId, 30_000);
     expect(receiver.to('/transcriptions')).toHaveLength(1);
     expectDeliveryMatchesSpec(received, 'transcription.completed');
     verifySignature(received, hook.secret);
