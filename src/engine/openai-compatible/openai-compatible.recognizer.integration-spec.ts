@@ -16,6 +16,8 @@ import { OpenAiCompatibleRecognizer } from './openai-compatible.recognizer';
 import { OpenAiCompatibleRecognizerSettings, transcriptionUrl } from './openai-compatible.settings';
 
 jest.setTimeout(60_000);
+/** A recogniser timeout longer than any test may run: what ends the request must be something else. */
+const NEVER_MS = 10 * 60_000;
 
 const MODEL = syntheticWhisperModel();
 const JFK = testAudio('whisper.cpp/jfk.wav');
@@ -342,7 +344,8 @@ describe('OpenAiCompatibleRecognizer against an OpenAI-shaped local server', () 
   it('aborts an in-flight request with the abort reason and closes its connection', async () => {
     const answer = holdAnswer();
     const controller = new AbortController();
-    const running = recognizer().recognize(
+    // A timeout beyond the test's own: only the abort can end the request in time.
+    const running = recognizer({ timeoutMs: NEVER_MS }).recognize(
       { samples: jfk.subarray(0, 16000), offset: 0 },
       options('auto', [], controller.signal),
     );
@@ -385,7 +388,7 @@ describe('OpenAiCompatibleRecognizer against an OpenAI-shaped local server', () 
 
   it('close() ends in-flight requests and refuses new ones', async () => {
     const answer = holdAnswer();
-    const r = recognizer();
+    const r = recognizer({ timeoutMs: NEVER_MS });
     const running = r.recognize({ samples: jfk.subarray(0, 16000), offset: 0 }, options());
     await answer.arrived;
     await r.close();
