@@ -58,6 +58,12 @@ export class QueueInspector {
       .map((job) => String(job.id));
   }
 
+  /** The delivery jobs waiting for their time now, each with the delay it was scheduled with. */
+  async delayedDeliveryJobs(): Promise<Array<{ id: string; delayMs: number }>> {
+    const jobs = await this.open().deliveries.getDelayed();
+    return jobs.filter((job) => job).map((job) => ({ id: String(job.id), delayMs: job.opts.delay ?? 0 }));
+  }
+
   async close(): Promise<void> {
     const queues = this.queues;
     this.queues = null;
@@ -141,4 +147,30 @@ export function whenJobEnds(queue: Bull.Queue, jobId: string): Promise<'complete
     queue.on('completed', onCompleted);
     queue.on('failed', onFailed);
   });
+}
+
+/**
+ * Watches the delayed delivery jobs until stopped and notes each one's scheduled delay by job id
+ * (`<delivery id>:attempt-<n>`): the wait the service asked for, independent of how late a loaded machine
+ * then ran the attempt. A retry waits at least 5 s, so polling every 100 ms sees each one.
+ */
+export function watchScheduledRetries(queues: QueueInspector): {
+  delays: Map<string, number>;
+  stop: () => Promise<void>;
+} {
+  const delays = new Map<string, number>();
+  let running = true;
+  const watching = (async () => {
+    while (running) {
+      for (const job of await queues.delayedDeliveryJobs()) delays.set(job.id, job.delayMs);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return {
+    delays,
+    stop: async () => {
+      running = false;
+      await watching;
+    },
+  };
 }
