@@ -270,6 +270,8 @@ export interface ChaosFixture {
   statusCounts(ids: readonly string[]): Promise<Record<string, number>>;
   completedDeliveries(workspaceId: string): Promise<CompletedDelivery[]>;
   charges(workspaceId: string): Promise<Charge[]>;
+  /** Read-only view of this spec's Bull queues (connects on first use). */
+  readonly queues: QueueInspector;
   /** What could still make the workspace's webhook traffic grow (transcriptions, outbox, deliveries, jobs). */
   openWork(workspaceId: string): Promise<OpenWork>;
   /** Waits until `openWork` is empty: no further webhook request of the workspace can come after that. */
@@ -314,6 +316,7 @@ export function useChaosFixture(
     env: { REDIS_PREFIX: prefix, ...options.env },
     processes,
     receiver,
+    queues,
     get database() {
       return connection();
     },
