@@ -1,3 +1,4 @@
+import { deliveryJobId } from '../../src/webhooks/webhook-delivery-queue.service';
 import {
   createWorkspace,
   eventually,
@@ -6,6 +7,7 @@ import {
   useChaosFixture,
 } from '../support/chaos-harness';
 import { freePort } from '../support/service-process';
+import { watchScheduledRetries } from '../support/settled-work';
 
 interface Attempt {
   at: string;
@@ -41,6 +43,7 @@ describe('Chaos: webhook receiver down', () => {
       'transcription.completed',
     ]);
 
+    const retries = watchScheduledRetries(chaos.queues);
     const upload = await uploadClip(api.url, workspace.apiKey, 'pocketsphinx/goforward.wav');
     expect(upload.status).toBe(202);
 
@@ -69,21 +72,24 @@ describe('Chaos: webhook receiver down', () => {
       40_000,
       250,
     );
+    await retries.stop();
     expect(failed.attempts).toHaveLength(3);
     for (const attempt of failed.attempts) {
       expect(attempt.statusCode).toBeNull();
       expect(attempt.error).toMatch(/^connection error: .*ECONNREFUSED/);
     }
-    // Waits are counted from the end of the failed attempt: 5 s after the first, 10 s after the second.
+    // Waits are counted from the end of the failed attempt: scheduled 5 s after the first, 10 s after the
+    // second, and never run sooner; how much later depends on the machine's load, so no upper bound.
+    expect([2, 3].map((attempt) => retries.delays.get(deliveryJobId(failed.id, attempt)))).toEqual([
+      5_000, 10_000,
+    ]);
     const waits = [0, 1].map((i) => {
       const endOfAttempt = Date.parse(failed.attempts[i].at) + failed.attempts[i].durationMs;
       return Date.parse(failed.attempts[i + 1].at) - endOfAttempt;
     });
     console.log(`refused receiver: waits ${waits.map((wait) => `${wait} ms`).join(', ')}, then failed`);
     expect(waits[0]).toBeGreaterThanOrEqual(4_900);
-    expect(waits[0]).toBeLessThanOrEqual(7_000);
     expect(waits[1]).toBeGreaterThanOrEqual(9_900);
-    expect(waits[1]).toBeLessThanOrEqual(12_000);
 
     const [recovered] = await deliveryTo(back);
     expect(recovered.status).toBe('delivered');

@@ -4,7 +4,6 @@ import {
   eventually,
   queueClips,
   registerWebhook,
-  sleep,
   useChaosFixture,
 } from '../support/chaos-harness';
 import { expectMatchesSpec } from '../support/openapi-contract';
@@ -102,7 +101,9 @@ describe('Chaos: a worker killed with SIGKILL in the middle of 10 jobs', () => {
         new Set(receiver.of('transcription.completed').map((r) => r.body.data.id)).size === ids.length,
       30_000,
     );
-    await sleep(3_000); // the dispatcher runs every second: room for a duplicate to show up
+    // Counted only once nothing could send another: every job ended (the killed worker's stalled one too),
+    // the outbox is dispatched, every delivery is final and no delivery job is waiting, delayed or running.
+    await chaos.waitUntilSettled(workspace.workspaceId, 60_000);
     const completed = receiver.of('transcription.completed');
     const deliveryIdsByTranscription = new Map<string, Set<string>>();
     for (const received of completed) {

@@ -12,6 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { ApiKeyService } from '../../src/auth/api-key.service';
 import { JWT_SECRET_PLACEHOLDER, loadAppConfig } from '../../src/config/app-config';
 import { MAX_WEBHOOK_ENDPOINTS_PER_WORKSPACE } from '../../src/webhooks/webhook-endpoints.service';
+import { eventually } from '../support/eventually';
 import { ContractResponse, expectMatchesSpec } from '../support/openapi-contract';
 import { freePort, ServiceProcess } from '../support/service-process';
 import { testAudio } from '../support/shared-paths';
@@ -536,7 +537,8 @@ describe('Abuse resistance (issue 9)', () => {
       const { boundary, head, tail } = multipart();
       const before = storedFiles(slow.config.STORAGE_DIR);
       const half = wav.subarray(0, Math.floor(wav.length / 2));
-      const { response, elapsedMs } = await send(
+      // The body never ends, so any answer at all is the server's timeout (no wall-clock bound needed).
+      const { response } = await send(
         'POST',
         '/v1/transcriptions',
         {
@@ -552,14 +554,14 @@ describe('Abuse resistance (issue 9)', () => {
       expect((response.body as { type: string }).type).toBe(problem('request-timeout'));
       expect(response.headers.connection).toBe('close');
       expectMatchesSpec(response, 'createTranscription');
-      expect(elapsedMs).toBeLessThan(30_000);
-      // The partial file goes with the refused upload (removal is asynchronous: poll briefly).
-      let after = storedFiles(slow.config.STORAGE_DIR);
-      for (let tries = 0; tries < 40 && after.length !== before.length; tries++) {
-        await sleep(100);
-        after = storedFiles(slow.config.STORAGE_DIR);
-      }
-      expect(after).toEqual(before);
+      // The partial file goes with the refused upload (removal is asynchronous).
+      await eventually(
+        'the partial file being removed',
+        async () => storedFiles(slow.config.STORAGE_DIR).length === before.length,
+        10_000,
+        100,
+      );
+      expect(storedFiles(slow.config.STORAGE_DIR)).toEqual(before);
     });
 
     it('a stalled JSON body is answered 408 request-timeout', async () => {
@@ -587,10 +589,10 @@ describe('Abuse resistance (issue 9)', () => {
       });
       socket.write('GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
       const elapsed = await closed;
-      // No request exists yet, so there is nothing to answer: the connection is simply closed.
+      // No request exists yet, so there is nothing to answer: the connection is simply closed. The client never
+      // closes it, so its closing at all is the server's doing; not before the idle timeout.
       expect(received).toBe('');
       expect(elapsed).toBeGreaterThanOrEqual(IDLE_MS - 50);
-      expect(elapsed).toBeLessThan(10_000);
     });
 
     it('a steady slow upload taking several idle periods still succeeds', async () => {

@@ -7,6 +7,7 @@ import { TranscriptionJobService } from '../../src/transcriptions/transcription-
 import { TranscriptionQueue } from '../../src/transcriptions/transcription-queue.service';
 import { OutboxEvent } from '../../src/webhooks/outbox-event.entity';
 import { expectMatchesSpec } from '../support/openapi-contract';
+import { whenJobEnds } from '../support/settled-work';
 import { TEST_AUDIO_DIR } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { baseTestEnvironment } from '../support/test-environment';
@@ -176,12 +177,15 @@ describe('Billing', () => {
       // The job delivered a second time, in this process and through the queue.
       const jobs = t.app.get(TranscriptionJobService);
       expect(await jobs.run(ids.jfk, { number: 2, isLast: true })).toBe('done');
-      await t.app.get(TranscriptionQueue).enqueue({ id: ids.jfk, workspaceId, model: 'standard' });
-      await sleep(2_000);
+      // Checked once the re-queued job has been processed to its end, not after a guessed while.
+      const queue = t.app.get(TranscriptionQueue);
+      const ended = whenJobEnds(queue.queue, ids.jfk);
+      await queue.enqueue({ id: ids.jfk, workspaceId, model: 'standard' });
+      expect(await ended).toBe('completed');
       expect((await balanceOf(apiKey)).balance).toBe(before.balance);
       expect(await ledgerOf(workspaceId)).toEqual(before.ledger);
       const detail = await finished(apiKey, ids.jfk);
-      expect(detail.cost).toBe(0.00055);
+      expect(detail).toMatchObject({ status: 'completed', cost: 0.00055 });
 
       // And the database refuses a second charge for the transcription outright (partial unique index).
       await expect(

@@ -2,6 +2,9 @@ import Redis from 'ioredis';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { TranscriptionQueue } from '../../src/transcriptions/transcription-queue.service';
+import { eventually } from '../support/eventually';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { freePort, ServiceProcess } from '../support/service-process';
 import { testAudio } from '../support/shared-paths';
@@ -47,6 +50,9 @@ describe('Process roles (node dist/main.js)', () => {
     }
   }
 
+  /** The job uploaded while only API processes ran; the next test checks who finally ran it. */
+  let apiOnlyJob: string;
+
   it('an API-only process accepts uploads but runs no job', async () => {
     const health = await http().get('/v1/health');
     expect(health.status).toBe(200);
@@ -56,9 +62,17 @@ describe('Process roles (node dist/main.js)', () => {
       .set(bearer(apiKey))
       .attach('file', testAudio('pocketsphinx/goforward.wav'));
     expect(created.status).toBe(202);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    const status = await http().get(`/v1/transcriptions/${created.body.data.id}/status`).set(bearer(apiKey));
+    apiOnlyJob = created.body.data.id as string;
+    // Handed over: its Bull job sits in the wait list, where a worker of this prefix would take it at once.
+    const queue = provisioning.app.get(TranscriptionQueue).queue;
+    await eventually(
+      'the job waiting in the Bull queue',
+      async () => (await (await queue.getJob(apiOnlyJob))?.getState()) === 'waiting',
+      10_000,
+    );
+    const status = await http().get(`/v1/transcriptions/${apiOnlyJob}/status`).set(bearer(apiKey));
     expect(status.body.data.status).toBe('queued');
+    // That it stays untouched until a worker exists is checked in the next test: started once, by that worker.
   });
 
   it('a worker-only process picks queued jobs up; Redis losing the queue loses nothing', async () => {
@@ -77,6 +91,8 @@ describe('Process roles (node dist/main.js)', () => {
     await redis.del(...keys);
     await redis.quit();
 
+    const database = provisioning.app.get(DataSource);
+    const [{ now: beforeWorker }] = await database.query<Array<{ now: Date }>>('SELECT now()');
     const worker = await new ServiceProcess({
       ROLE: 'worker',
       REDIS_PREFIX: prefix,
@@ -89,6 +105,14 @@ describe('Process roles (node dist/main.js)', () => {
     }
     expect(all.body.data.length).toBe(3);
     expect(ids).toHaveLength(2);
+    // The previous test's job waited in the queue the whole time the API processes ran: had either of them
+    // run jobs, it would have started it then. It was started once, after the worker came up.
+    const [started] = await database.query<Array<{ attempts: number; started_at: Date }>>(
+      'SELECT attempts, started_at FROM transcriptions WHERE id = $1',
+      [apiOnlyJob],
+    );
+    expect(started.attempts).toBe(1);
+    expect(started.started_at.getTime()).toBeGreaterThan(beforeWorker.getTime());
   });
 
   it('a worker killed mid-job (SIGKILL) does not lose the job: another worker completes it, billed once', async () => {

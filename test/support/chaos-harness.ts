@@ -8,34 +8,13 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { expectMatchesSpec } from './openapi-contract';
 import { freePort, ServiceProcess } from './service-process';
+import { OpenWork, openWork, QueueInspector, waitUntilSettled } from './settled-work';
 import { testAudio } from './shared-paths';
 import { baseTestEnvironment } from './test-environment';
 
 const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Bounded polling: resolves with the first truthy value of `probe`, or fails naming `what` at the deadline. */
-export async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false>,
-  deadlineMs: number,
-  intervalMs = 250,
-): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  let lastError: unknown = null;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await sleep(intervalMs);
-  }
-  const reason = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-  throw new Error(`${what} did not happen within ${deadlineMs} ms${reason}`);
-}
+export { eventually } from './eventually';
 
 /** A Redis prefix of its own for one chaos spec: its keys can be deleted without touching any other run. */
 export function chaosRedisPrefix(name: string): string {
@@ -291,6 +270,12 @@ export interface ChaosFixture {
   statusCounts(ids: readonly string[]): Promise<Record<string, number>>;
   completedDeliveries(workspaceId: string): Promise<CompletedDelivery[]>;
   charges(workspaceId: string): Promise<Charge[]>;
+  /** Read-only view of this spec's Bull queues (connects on first use). */
+  readonly queues: QueueInspector;
+  /** What could still make the workspace's webhook traffic grow (transcriptions, outbox, deliveries, jobs). */
+  openWork(workspaceId: string): Promise<OpenWork>;
+  /** Waits until `openWork` is empty: no further webhook request of the workspace can come after that. */
+  waitUntilSettled(workspaceId: string, deadlineMs: number): Promise<void>;
 }
 
 /**
@@ -305,6 +290,7 @@ export function useChaosFixture(
   const prefix = chaosRedisPrefix(name);
   const processes = new ProcessGroup();
   const receiver = new WebhookReceiver();
+  const queues = new QueueInspector(baseTestEnvironment().REDIS_URL, prefix);
   let database: Client | null = null;
   const connection = (): Client => {
     if (!database) throw new Error('the chaos fixture is used outside its beforeAll/afterAll');
@@ -320,6 +306,7 @@ export function useChaosFixture(
   afterAll(async () => {
     await processes.stopAll();
     await receiver.stop();
+    await queues.close();
     await database?.end();
     database = null;
   });
@@ -329,6 +316,7 @@ export function useChaosFixture(
     env: { REDIS_PREFIX: prefix, ...options.env },
     processes,
     receiver,
+    queues,
     get database() {
       return connection();
     },
@@ -360,5 +348,7 @@ export function useChaosFixture(
           WHERE l.workspace_id = $1 AND l.kind = 'charge'`,
         [workspaceId],
       ),
+    openWork: (workspaceId) => openWork(rows, queues, workspaceId),
+    waitUntilSettled: (workspaceId, deadlineMs) => waitUntilSettled(rows, queues, workspaceId, deadlineMs),
   };
 }
