@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
+import { DataSource } from 'typeorm';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { cookieNamed, cookieValue, createUserWithPassword, setCookies } from '../support/sessions';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
@@ -7,7 +8,6 @@ import { bearer, startTestApp, TestApp } from '../support/test-app';
 const PASSWORD = 'correct horse battery staple';
 const PROBLEMS = 'https://errors.transcription.example/problems';
 
-/** A documentation address (RFC 5737) per test, so the per-IP failure counts of tests never meet. */
 /** A client address no other sign-in of this file has used, so per-IP failure counts never collide. */
 let addressesUsed = 0;
 const freshIp = (): string => {
@@ -30,7 +30,7 @@ describe('Dashboard sessions (issue 13: login, refresh, logout, sign-up)', () =>
       ROLE: 'api',
       TRUST_PROXY: 'loopback',
       ALLOW_SIGNUP: 'true',
-      // Short, so the replay test can wait it out.
+      // Short; the replay test moves the rotation back past it rather than waiting.
       REFRESH_REUSE_GRACE_SECONDS: '1',
     });
   });
