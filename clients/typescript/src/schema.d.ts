@@ -103,8 +103,8 @@ export interface paths {
          *       can make the browser send cookies, never read the token). A present `Authorization` or `X-API-KEY`
          *       header wins over the cookie.
          *
-         *     A successful sign-in also sets `stt_device` (`Path=/v1/auth/login`, a year): the browser is then a
-         *     *known device* of the account.
+         *     A successful sign-in also sets `stt_device` (`Path=/v1/auth/login`, a year; `Secure` and named
+         *     `__Secure-stt_device` where the session cookies are): the browser is then a *known device* of the account.
          *
          *     Throttling (issue 19), counted before the password is checked: each client gets
          *     `LOGIN_MAX_FAILURES_PER_CLIENT` (default 5) failed sign-ins per account, then every attempt must wait,
