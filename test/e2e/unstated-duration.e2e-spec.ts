@@ -162,6 +162,23 @@ describe('Audio whose container states no (or a wrong) duration', () => {
     }, 60_000);
   });
 
+  describe('with MAX_AUDIO_DURATION_HOURS=0.25', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({ ROLE: 'api', MAX_AUDIO_DURATION_HOURS: '0.25' });
+    });
+    afterAll(() => t.close());
+
+    it('refuses such a file over the deployment maximum at upload (422 on file), measuring no further than needed', async () => {
+      const { apiKey } = await t.createWorkspace({ name: 'Too long', balanceEur: 10 });
+      const response = await upload(t, apiKey, fortyMinutes);
+      expect(response.status).toBe(422);
+      expect(response.body.errors.fieldErrors.file[0]).toMatch(
+        /^the audio lasts 16 min; .* at most 15 min per file$/,
+      );
+    }, 60_000);
+  });
+
   describe('in the engine', () => {
     let t: TestApp;
     beforeAll(async () => {

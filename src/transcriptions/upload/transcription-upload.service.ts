@@ -305,12 +305,14 @@ export class TranscriptionUploadService {
         'The file is not a decodable MP3, WAV, FLAC, OGG, M4A, AAC, MP4, MKV, WebM or MOV with an audio track.',
       );
     }
+    const maxSeconds = this.config.MAX_AUDIO_DURATION_HOURS * 3600;
+    // Measuring stops a minute past the maximum: a longer file is refused whatever its exact length.
     const durationSeconds =
-      probe?.durationSeconds ?? (await measureMediaDuration(file.local.path).catch(() => null));
+      probe?.durationSeconds ??
+      (await measureMediaDuration(file.local.path, { stopAfterSeconds: maxSeconds + 60 }).catch(() => null));
     if (durationSeconds === null) {
       throw ProblemException.field('file', 'the duration of the audio could not be determined');
     }
-    const maxSeconds = this.config.MAX_AUDIO_DURATION_HOURS * 3600;
     if (durationSeconds > maxSeconds) {
       throw ProblemException.field(
         'file',
