@@ -59,7 +59,7 @@ function harness() {
     unsubscribed,
     closed,
     shutdown,
-    transcribe: () => service.transcribe(principal, {} as Request, closed.signal),
+    transcribe: () => service.transcribe(principal, { headers: {} } as Request, closed.signal),
     publish: (status: TranscriptionStatus) => {
       state.status = status;
       listener?.({ status, progress: 100 });

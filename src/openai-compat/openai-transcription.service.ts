@@ -60,6 +60,7 @@ export class OpenAiTranscriptionService {
     const { transcriptionId: jobId } = await this.uploads.acceptForm(principal, request, {
       route: 'POST /v1/audio/transcriptions',
       attachIdenticalWhileOpen: true,
+      isRetry: Number(request.headers['x-stainless-retry-count']) > 0,
       readOptions: (fields) => {
         asked = readOpenAiTranscriptionRequest(fields);
         return asked.options;

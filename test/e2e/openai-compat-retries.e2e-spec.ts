@@ -117,6 +117,29 @@ describe('OpenAI-compatible route: SDK retries and Idempotency-Key', () => {
     120_000,
   );
 
+  it('a retry without a key is attached even when its first try took the last free transcription', async () => {
+    const workspace = await api.createWorkspace({
+      name: 'OpenAI last free',
+      balanceEur: 0,
+      freeTranscriptions: 1,
+    });
+    const tries: number[] = [];
+
+    const answer = await impatientClient(workspace.apiKey, tries)
+      .audio.transcriptions.create({ file: await goForward(), model: 'whisper-1' })
+      .catch((error: unknown) => error);
+
+    const after = await balance(workspace.apiKey);
+    const jobs = (await listed(workspace.apiKey)).length;
+    expect({ tries, answer, jobs, balance: after.balance, free: after.freeTranscriptionsRemaining }).toEqual({
+      tries: [0, 1, 2],
+      answer: { text: expect.stringMatching(/forward/i) },
+      jobs: 1,
+      balance: 0,
+      free: 0,
+    });
+  }, 120_000);
+
   it('attaches a request without a key only while the first job is open: the same file again later is a new job', async () => {
     const workspace = await api.createWorkspace({
       name: 'OpenAI again',

@@ -449,9 +449,10 @@ export interface paths {
          *     needed): a request identical to an earlier one from the same API key (or signed-in user) in the same
          *     workspace (same fields, file name and file content) is attached to that one's job while it is
          *     `queued` or `processing`; once it has ended, the same request starts (and is billed for) a new job.
-         *     An attached request is not billed and skips the duration checks (its file is the first one's); it
-         *     still passes authentication, the rate limit and, without a key, the billing checks made before the
-         *     body is read.
+         *     An attached request is not billed and skips the duration checks (its file is the first one's). A
+         *     keyless request with `X-Stainless-Retry-Count` of 1 or more is not refused for money before its body
+         *     is read, so it can be attached to a job that took the last free transcription; if it is not attached,
+         *     the same billing checks refuse it after the body.
          *
          *     **Errors** are OpenAI's `{"error": {"message", "type", "param", "code"}}` (`OpenAiError`), never
          *     problem+json:

@@ -38,6 +38,12 @@ export interface UploadForm {
    * same principal (same route, fields, file name and content) while that job is queued or processing.
    */
   attachIdenticalWhileOpen: boolean;
+  /**
+   * The request says it retries an earlier one (the OpenAI SDKs' X-Stainless-Retry-Count ≥ 1). Without a key,
+   * its billing is then checked only after the body, so a retry whose first try took the workspace's last
+   * free transcription can still be attached to that try's job; if it is not, the same gate refuses it.
+   */
+  isRetry: boolean;
   /** The form's text fields as the job's options; throws to refuse them. */
   readOptions(fields: Record<string, string>): UploadOptions;
   /** Throws to refuse the audio's duration (stated by the container, or measured). */
@@ -75,7 +81,10 @@ export class TranscriptionUploadService {
   ) {}
 
   async accept(principal: Principal, request: Request): Promise<UploadReply> {
-    const claim = await this.refuseBeforeBody(principal, request, { acceptsJson: true });
+    const claim = await this.refuseBeforeBody(principal, request, {
+      acceptsJson: true,
+      billingAfterBodyWithoutKey: false,
+    });
     const claimedRecord = claim?.kind === 'claimed' ? claim.recordId : null;
     const lease = claimedRecord ? this.idempotency.holdClaim(claimedRecord) : null;
     let file: StoredUpload | null = null;
@@ -146,7 +155,10 @@ export class TranscriptionUploadService {
    * attaches an identical request to the first one's job while it is open (claimImplicitKey).
    */
   async acceptForm(principal: Principal, request: Request, form: UploadForm): Promise<FormAdmission> {
-    const claim = await this.refuseBeforeBody(principal, request, { acceptsJson: false });
+    const claim = await this.refuseBeforeBody(principal, request, {
+      acceptsJson: false,
+      billingAfterBodyWithoutKey: form.attachIdenticalWhileOpen && form.isRetry,
+    });
     let claimedRecord = claim?.kind === 'claimed' ? claim.recordId : null;
     let lease = claimedRecord ? this.idempotency.holdClaim(claimedRecord) : null;
     let file: StoredUpload | null = null;
@@ -246,7 +258,10 @@ export class TranscriptionUploadService {
   private async refuseBeforeBody(
     principal: Principal,
     request: Request,
-    { acceptsJson }: { acceptsJson: boolean },
+    {
+      acceptsJson,
+      billingAfterBodyWithoutKey,
+    }: { acceptsJson: boolean; billingAfterBodyWithoutKey: boolean },
   ): Promise<IdempotencyClaim | null> {
     try {
       if (!request.is('multipart/form-data') && !(acceptsJson && request.is('application/json'))) {
@@ -263,7 +278,10 @@ export class TranscriptionUploadService {
       const claim = key ? await this.idempotency.claim(principal.workspaceId, key) : null;
       // A key that already has its answer is a retry of a job that was admitted: it gets that answer even
       // when the workspace could not start a new job now (the job may have taken the last free one).
-      if (claim?.kind !== 'answered') await this.precheckBilling(principal.workspaceId, claim);
+      // So does a keyless retry that may be attached to its first try's job (UploadForm.isRetry).
+      if (claim?.kind !== 'answered' && !(claim === null && billingAfterBodyWithoutKey)) {
+        await this.precheckBilling(principal.workspaceId, claim);
+      }
       return claim;
     } catch (error) {
       request.res?.setHeader('Connection', 'close');
