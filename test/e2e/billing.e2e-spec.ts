@@ -9,6 +9,7 @@ import { OutboxEvent } from '../../src/webhooks/outbox-event.entity';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { whenJobEnds } from '../support/settled-work';
 import { TEST_AUDIO_DIR } from '../support/shared-paths';
+import { upload as uploadTranscription } from '../support/transcriptions';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { baseTestEnvironment } from '../support/test-environment';
 
@@ -48,15 +49,9 @@ describe('Billing', () => {
   });
   afterAll(() => t.close());
 
-  async function upload(apiKey: string, file: string, model = 'standard') {
-    const response = await t
-      .http()
-      .post('/v1/transcriptions')
-      .set(bearer(apiKey))
-      .field('model', model)
-      .attach('file', file);
-    expectMatchesSpec(response, 'createTranscription');
-    return response;
+  /** A 402 comes before the body: the shared helper reads it whatever the file's size. */
+  function upload(apiKey: string, file: string, model = 'standard') {
+    return uploadTranscription(t, apiKey, file, { model });
   }
 
   /** Bounded poll of the status endpoint; returns the validated detail. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { statSync, writeFileSync } from 'node:fs';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -247,6 +247,18 @@ describe('POST /v1/transcriptions: acceptance and refusals', () => {
     const response = await upload(t, apiKey, wav, {}, { 'Idempotency-Key': 'abc' });
     expect(response.status).toBe(422);
     expect(response.body.type).toBe(problem('invalid-idempotency-key'));
+  });
+
+  it('reads the 422 refused before the body even when the body overflows the socket buffers', async () => {
+    // The refusal comes before the body and the server closes: a 64 MB body is still being written then.
+    const big = join(tmpdir(), `stt-upload-64mb-${process.pid}.wav`);
+    writeFileSync(big, Buffer.alloc(64 * 1024 * 1024));
+    const response = await upload(t, apiKey, big, {}, { 'Idempotency-Key': 'abc' });
+    expect(response.status).toBe(422);
+    expect(response.body.type).toBe(problem('invalid-idempotency-key'));
+    // Answered before the body: the writing stopped with most of it unsent.
+    expect(response.bodyBytesSent).toBeLessThan(statSync(big).size);
+    rmSync(big);
   });
 
   it('replays the same response for the same key and starts no second job', async () => {

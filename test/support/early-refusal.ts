@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import { basename } from 'node:path';
+import type { Response } from 'supertest';
 
 export interface StreamedUploadOutcome {
   status: number;
@@ -123,4 +126,167 @@ export async function listenWithReadCounter(
     response.on('finish', () => readByMarker.set(marker, request.socket.bytesRead));
   });
   return { port: (server.address() as AddressInfo).port, bytesReadFor: (marker) => readByMarker.get(marker) };
+}
+
+export interface UploadAnswer {
+  status: number;
+  /** Lower-case names (a repeated header keeps its last value). */
+  headers: Record<string, string>;
+  text: string;
+  /** Parsed JSON for a JSON answer (as supertest gives it), else {}. */
+  body: Response['body'];
+  /** Bytes of the request body written to the socket before the answer or the server's close. */
+  bodyBytesSent: number;
+}
+
+export type UploadFile = { path: string; filename?: string } | { content: Buffer; filename: string };
+
+/**
+ * POSTs a multipart upload over a plain socket and returns the server's answer whenever it comes: before,
+ * during or after the body. supertest (and node:http) destroy the socket when a write fails, so a server that
+ * answers early and closes made the test fail with `write EPIPE` or `ECONNRESET` whenever the body outgrew
+ * the socket buffers, before the answer already received could be read. Here a failed write only stops the
+ * writing: the socket stays open for reading (autoDestroy off), and the answer the kernel holds is read.
+ */
+export async function postMultipart(
+  server: Server,
+  path: string,
+  headers: Record<string, string>,
+  fields: Record<string, string>,
+  file: UploadFile | null,
+): Promise<UploadAnswer> {
+  if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const boundary = `upload-${Math.random().toString(16).slice(2)}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    parts.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
+    );
+  }
+  if (file) {
+    const content = 'content' in file ? file.content : readFileSync(file.path);
+    const filename = file.filename ?? basename('path' in file ? file.path : 'upload');
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n` +
+          'Content-Type: application/octet-stream\r\n\r\n',
+      ),
+      content,
+      Buffer.from('\r\n'),
+    );
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  const body = Buffer.concat(parts);
+  const head = [
+    `POST ${path} HTTP/1.1`,
+    `Host: 127.0.0.1:${port}`,
+    'Connection: close',
+    `Content-Type: multipart/form-data; boundary=${boundary}`,
+    `Content-Length: ${body.length}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    '',
+    '',
+  ].join('\r\n');
+
+  return new Promise<UploadAnswer>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    // A write error must not take the read side down with it (net.Socket forces autoDestroy on).
+    const internals = socket as unknown as {
+      _writableState: { autoDestroy: boolean };
+      _readableState: { autoDestroy: boolean };
+    };
+    internals._writableState.autoDestroy = false;
+    internals._readableState.autoDestroy = false;
+    let received = Buffer.alloc(0);
+    let answer: UploadAnswer | null = null;
+    let writeFailed = false;
+    let lastError: Error | null = null;
+    let bodyBytesSent = 0;
+
+    const finish = (): void => {
+      const parsed = parseAnswer(received, true);
+      socket.destroy();
+      if (parsed) resolve({ ...parsed, bodyBytesSent });
+      else
+        reject(
+          lastError ?? new Error(`the connection closed without an answer (${received.length} bytes read)`),
+        );
+    };
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const parsed = parseAnswer(received, false);
+      if (parsed && !answer) {
+        answer = { ...parsed, bodyBytesSent };
+        socket.destroy();
+        resolve(answer);
+      }
+    });
+    socket.on('error', (error) => (lastError ??= error));
+    socket.on('close', () => {
+      if (!answer) finish();
+    });
+
+    const write = (chunk: Buffer): Promise<void> =>
+      new Promise((done) => {
+        socket.write(chunk, (error) => {
+          if (error) writeFailed = true;
+          done();
+        });
+      });
+    void (async () => {
+      await write(Buffer.from(head));
+      for (let offset = 0; offset < body.length && !answer && !writeFailed && !socket.destroyed;) {
+        const chunk = body.subarray(offset, offset + 64 * 1024);
+        await write(chunk);
+        if (!writeFailed) bodyBytesSent += chunk.length;
+        offset += chunk.length;
+      }
+    })();
+  });
+}
+
+/** An HTTP/1.1 answer from its bytes: null until it is complete (or, at `closed`, when there is none). */
+function parseAnswer(bytes: Buffer, closed: boolean): Omit<UploadAnswer, 'bodyBytesSent'> | null {
+  const headEnd = bytes.indexOf('\r\n\r\n');
+  if (headEnd === -1) return null;
+  const [statusLine, ...lines] = bytes.subarray(0, headEnd).toString('latin1').split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  let payload = bytes.subarray(headEnd + 4);
+  const declared = headers['content-length'];
+  if (declared !== undefined) {
+    if (payload.length < Number(declared)) return null;
+    payload = payload.subarray(0, Number(declared));
+  } else if (headers['transfer-encoding'] === 'chunked') {
+    const decoded = dechunk(payload);
+    if (!decoded) return null;
+    payload = decoded;
+  } else if (!closed) return null;
+  const text = payload.toString('utf8');
+  const json = /json/.test(String(headers['content-type'] ?? ''));
+  return {
+    status: Number(statusLine.split(' ')[1]),
+    headers,
+    text,
+    body: json && text !== '' ? (JSON.parse(text)) : {},
+  };
+}
+
+/** A complete chunked body, or null while its last chunk has not arrived. */
+function dechunk(bytes: Buffer): Buffer | null {
+  const out: Buffer[] = [];
+  let offset = 0;
+  for (;;) {
+    const lineEnd = bytes.indexOf('\r\n', offset);
+    if (lineEnd === -1) return null;
+    const size = parseInt(bytes.subarray(offset, lineEnd).toString('latin1'), 16);
+    if (size === 0) return Buffer.concat(out);
+    if (bytes.length < lineEnd + 2 + size + 2) return null;
+    out.push(bytes.subarray(lineEnd + 2, lineEnd + 2 + size));
+    offset = lineEnd + 2 + size + 2;
+  }
 }

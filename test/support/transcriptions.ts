@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { Transcription } from '../../src/transcriptions/transcription.entity';
+import type { Server } from 'node:http';
+import { postMultipart, type UploadAnswer, type UploadFile } from './early-refusal';
 import { expectMatchesSpec } from './openapi-contract';
 import { bearer, TestApp } from './test-app';
 
@@ -12,17 +14,25 @@ export interface TerminalState {
   body: { data: Record<string, unknown> & { errorMessage: string | null; resultText: string | null } };
 }
 
-/** Uploads a file with optional form fields; the response is checked against the contract. */
+/**
+ * Uploads a file (a path, or bytes with a name) with optional form fields; the response is checked against the
+ * contract. The answer is read whenever it comes, also when the server refuses before the body and closes
+ * while a large body is still being written (supertest failed with `write EPIPE` then): see postMultipart.
+ */
 export async function upload(
   t: TestApp,
   apiKey: string,
-  file: string,
+  file: string | UploadFile,
   fields: Record<string, string> = {},
   headers: Record<string, string> = {},
-) {
-  let request = t.http().post('/v1/transcriptions').set(bearer(apiKey)).set(headers);
-  for (const [name, value] of Object.entries(fields)) request = request.field(name, value);
-  const response = await request.attach('file', file);
+): Promise<UploadAnswer> {
+  const response = await postMultipart(
+    t.app.getHttpServer() as Server,
+    '/v1/transcriptions',
+    { ...bearer(apiKey), ...headers },
+    fields,
+    typeof file === 'string' ? { path: file } : file,
+  );
   expectMatchesSpec(response, 'createTranscription');
   return response;
 }
