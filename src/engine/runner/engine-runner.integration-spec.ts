@@ -141,10 +141,36 @@ describe('EngineRunner (child process)', () => {
 
   it('kills the child when aborted', async () => {
     const controller = new AbortController();
+    const before = liveChildren();
     const running = new EngineRunner(settings()).run(request('lhotse/2412-153948-0000.flac'), {
       signal: controller.signal,
     });
-    setTimeout(() => controller.abort(), 100);
+    // The child is forked when run() is called: abort it once it exists, then see it gone (not left working).
+    const child = liveChildren().find((pid) => !before.includes(pid)) ?? -1;
+    expect(child).toBeGreaterThan(0);
+    controller.abort();
     await expect(running).rejects.toMatchObject({ name: 'AbortError' });
+    const deadline = Date.now() + 10_000;
+    while (liveChildren().includes(child) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(liveChildren()).not.toContain(child);
   });
 });
+
+/** Pids of this process's children that have not exited (zombies, exited but not yet reaped, do not count). */
+function liveChildren(): number[] {
+  const children: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = fs.readFileSync(`/proc/${entry}/status`, 'utf8');
+      const parent = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]);
+      const state = /^State:\s+(\S)/m.exec(status)?.[1];
+      if (parent === process.pid && state !== 'Z') children.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return children;
+}
