@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { childGone, liveChildren } from '../../../test/support/child-processes';
 import { testAudio } from '../../../test/support/shared-paths';
 import { defaultEngineSettings, type EngineSettings } from '../engine-settings';
 import type { TranscribeRequest } from '../engine.types';
@@ -150,27 +151,6 @@ describe('EngineRunner (child process)', () => {
     expect(child).toBeGreaterThan(0);
     controller.abort();
     await expect(running).rejects.toMatchObject({ name: 'AbortError' });
-    const deadline = Date.now() + 10_000;
-    while (liveChildren().includes(child) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(liveChildren()).not.toContain(child);
+    expect(await childGone(child)).toBe(true);
   });
 });
-
-/** Pids of this process's children that have not exited (zombies, exited but not yet reaped, do not count). */
-function liveChildren(): number[] {
-  const children: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = fs.readFileSync(`/proc/${entry}/status`, 'utf8');
-      const parent = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]);
-      const state = /^State:\s+(\S)/m.exec(status)?.[1];
-      if (parent === process.pid && state !== 'Z') children.push(Number(entry));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return children;
-}
