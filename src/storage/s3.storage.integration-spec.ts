@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -108,8 +109,9 @@ describe('S3Storage', () => {
   it('a content stream that fails after several parts leaves no object and no local copy', async () => {
     const content = new PassThrough();
     const written = storage.writeWithLocalCopy('uploads/broken', content);
-    content.write(payload(11));
-    setTimeout(() => content.destroy(new Error('client went away')), 300);
+    // Fails once the storage has taken all 11 MB in (the stream drained), instead of after a guessed 300 ms.
+    if (!content.write(payload(11))) await once(content, 'drain');
+    content.destroy(new Error('client went away'));
     await expect(written).rejects.toThrow('client went away');
     expect(await storage.exists('uploads/broken')).toBe(false);
   });

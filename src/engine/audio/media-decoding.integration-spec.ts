@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { childGone, liveChildren } from '../../../test/support/child-processes';
 import { testAudio } from '../../../test/support/shared-paths';
 import { EngineError } from '../engine.types';
 import { decodeToPcm } from './ffmpeg-decoder';
@@ -151,9 +152,22 @@ describe('ffmpeg decoder', () => {
 
     it('kills ffmpeg and rejects when aborted', async () => {
       const controller = new AbortController();
+      const before = liveChildren('ffmpeg');
       const decoding = decodeToPcm(mp3, { signal: controller.signal });
-      setTimeout(() => controller.abort(), 20);
+      decoding.catch(() => undefined); // awaited below; not unhandled while ffmpeg is looked for
+      // Aborted once ffmpeg runs (instead of after a 20 ms sleep), then ffmpeg must be gone, not left decoding.
+      let ffmpeg: number | undefined;
+      const deadline = Date.now() + 10_000;
+      while (
+        !(ffmpeg = liveChildren('ffmpeg').find((pid) => !before.includes(pid))) &&
+        Date.now() < deadline
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(ffmpeg).toBeDefined();
+      controller.abort();
       await expect(decoding).rejects.toMatchObject({ name: 'AbortError' });
+      expect(await childGone(ffmpeg ?? -1)).toBe(true);
     });
   });
 });

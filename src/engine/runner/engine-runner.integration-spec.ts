@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { childGone, liveChildren } from '../../../test/support/child-processes';
 import { testAudio } from '../../../test/support/shared-paths';
 import { defaultEngineSettings, type EngineSettings } from '../engine-settings';
 import type { TranscribeRequest } from '../engine.types';
@@ -141,10 +142,15 @@ describe('EngineRunner (child process)', () => {
 
   it('kills the child when aborted', async () => {
     const controller = new AbortController();
+    const before = liveChildren();
     const running = new EngineRunner(settings()).run(request('lhotse/2412-153948-0000.flac'), {
       signal: controller.signal,
     });
-    setTimeout(() => controller.abort(), 100);
+    // The child is forked when run() is called: abort it once it exists, then see it gone (not left working).
+    const child = liveChildren().find((pid) => !before.includes(pid)) ?? -1;
+    expect(child).toBeGreaterThan(0);
+    controller.abort();
     await expect(running).rejects.toMatchObject({ name: 'AbortError' });
+    expect(await childGone(child)).toBe(true);
   });
 });
