@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
-import { DataSource } from 'typeorm';
-import { User } from '../../src/account/user.entity';
-import { hashPassword } from '../../src/auth/session/password-hasher';
 import { eventually } from '../support/chaos-harness';
 import { expectMatchesSpec } from '../support/openapi-contract';
+import { cookieNamed, createUserWithPassword } from '../support/sessions';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 
 const PASSWORD = 'correct horse battery staple';
@@ -27,9 +25,7 @@ const freshIp = (): string => {
 };
 
 function deviceCookie(response: Response): string | undefined {
-  const header = response.headers['set-cookie'] as unknown;
-  const cookies = Array.isArray(header) ? (header as string[]) : [];
-  return cookies.find((cookie) => cookie.startsWith('stt_device='));
+  return cookieNamed(response, 'stt_device');
 }
 
 const retryAfter = (response: Response): number => Number(response.headers['retry-after']);
@@ -55,15 +51,7 @@ describe('Sign-in throttle and sign-up limits (issue 19)', () => {
   });
   afterAll(() => t.close());
 
-  async function userWithPassword(): Promise<{ email: string; userId: string }> {
-    const email = `throttle-${randomUUID()}@example.com`;
-    const workspace = await t.createWorkspace({ name: 'Throttle tests', email });
-    await t.app
-      .get(DataSource)
-      .getRepository(User)
-      .update({ id: workspace.userId }, { passwordHash: await hashPassword(PASSWORD) });
-    return { email, userId: workspace.userId };
-  }
+  const userWithPassword = () => createUserWithPassword(t, PASSWORD);
 
   const login = (body: { email: string; password: string }, ip: string, cookie?: string, app = t) => {
     const call = app.http().post('/v1/auth/login').set('X-Forwarded-For', ip);
