@@ -176,6 +176,17 @@ describe('API keys and settings of the dashboard (session endpoints)', () => {
       expect(reread.body.data).toEqual(cleared.body.data);
     });
 
+    it('keeps a threshold with more decimals than the micro-euro it is stored to, rounded', async () => {
+      const response = await t
+        .http()
+        .patch('/v1/account/settings')
+        .set(session)
+        .send({ lowBalanceThreshold: 835736.7743737996 });
+      expect(response.status).toBe(200);
+      expectMatchesSpec(response, 'updateAccountSettings');
+      expect(response.body.data.lowBalanceThreshold).toBe(835736.774374);
+    });
+
     it.each([
       [{ lowBalanceThreshold: -1 }],
       [{ lowBalanceThreshold: '5' }],
