@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { childGone, liveChildren } from '../../../test/support/child-processes';
+import { eventually } from '../../../test/support/eventually';
+import { childProcesses, cpuTicks } from '../../../test/support/process-table';
 import { testAudio } from '../../../test/support/shared-paths';
 import { EngineError } from '../engine.types';
 import { decodeToPcm } from './ffmpeg-decoder';
@@ -152,22 +153,19 @@ describe('ffmpeg decoder', () => {
 
     it('kills ffmpeg and rejects when aborted', async () => {
       const controller = new AbortController();
-      const before = liveChildren('ffmpeg');
+      const before = childProcesses(process.pid, 'ffmpeg');
       const decoding = decodeToPcm(mp3, { signal: controller.signal });
       decoding.catch(() => undefined); // awaited below; not unhandled while ffmpeg is looked for
       // Aborted once ffmpeg runs (instead of after a 20 ms sleep), then ffmpeg must be gone, not left decoding.
-      let ffmpeg: number | undefined;
-      const deadline = Date.now() + 10_000;
-      while (
-        !(ffmpeg = liveChildren('ffmpeg').find((pid) => !before.includes(pid))) &&
-        Date.now() < deadline
-      ) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      expect(ffmpeg).toBeDefined();
+      const ffmpeg = await eventually(
+        'ffmpeg running',
+        async () => childProcesses(process.pid, 'ffmpeg').find((pid) => !before.includes(pid)),
+        10_000,
+        10,
+      );
       controller.abort();
       await expect(decoding).rejects.toMatchObject({ name: 'AbortError' });
-      expect(await childGone(ffmpeg ?? -1)).toBe(true);
+      await eventually('ffmpeg ending', async () => cpuTicks(ffmpeg) === null, 10_000, 50);
     });
   });
 });

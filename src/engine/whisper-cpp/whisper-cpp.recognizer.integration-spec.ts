@@ -3,6 +3,7 @@ import { chmodSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { cpuTicks } from '../../../test/support/process-table';
 import { testAudio } from '../../../test/support/shared-paths';
 import { EngineError, RecognitionOutput, RecognizedWord } from '../engine.types';
 import { syntheticWhisperModel } from '../../../test/support/whisper-cpp/synthetic-whisper-model';
@@ -98,14 +99,6 @@ async function waitForAsync(what: string, condition: () => Promise<boolean>): Pr
 const waitFor = (what: string, condition: () => boolean): Promise<void> =>
   waitForAsync(what, () => Promise.resolve(condition()));
 
-/** CPU time (user + system, in clock ticks) a process has used so far, from /proc/<pid>/stat. */
-function cpuTicks(pid: number): number {
-  // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
-}
-
 /**
  * Waits until `count` servers run, answer /health (model loaded, taking requests) and are computing a chunk:
  * an idle server uses no CPU, so CPU time growing after the health check is the chunk's request at work.
@@ -120,8 +113,8 @@ async function waitUntilServing(count: number): Promise<void> {
         () => false,
       ),
     );
-    const ready = cpuTicks(pid);
-    await waitFor(`server ${pid} computing a chunk`, () => cpuTicks(pid) >= ready + 5);
+    const ready = cpuTicks(pid) ?? 0;
+    await waitFor(`server ${pid} computing a chunk`, () => (cpuTicks(pid) ?? 0) >= ready + 5);
   }
 }
 
