@@ -1246,6 +1246,7 @@ export interface components {
             transcriptDays: number | null;
         };
         UpdateAccountSettingsRequest: {
+            /** @description EUR, stored to the micro-euro (rounded to 6 decimal places). */
             lowBalanceThreshold?: number;
             retention?: {
                 audioDays?: number | null;
