@@ -99,8 +99,7 @@ describe('Configured engines per tier', () => {
   });
 
   it('the OpenAI-compatible route passes its prompt to the recogniser; a native upload its vocabulary', async () => {
-    await t.app.listen(0, '127.0.0.1');
-    const { port } = t.app.getHttpServer().address() as AddressInfo;
+    const port = await t.listeningPort();
     const sdk = new OpenAI({ apiKey, baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
     openAiPrompts.length = 0;
     const prompt = 'Robot drill, \u201cgo forward\u201d — ten meters.';

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import OpenAI, { toFile } from 'openai';
 import { TranscriptionQueue } from '../../src/transcriptions/transcription-queue.service';
 import { expectMatchesSpec } from '../support/openapi-contract';
@@ -39,8 +38,7 @@ describe('OpenAI-compatible route: SDK retries and Idempotency-Key', () => {
 
   beforeAll(async () => {
     api = await startTestApp({ ROLE: 'api', REDIS_PREFIX: prefix });
-    await api.app.listen(0, '127.0.0.1');
-    const { port } = api.app.getHttpServer().address() as AddressInfo;
+    const port = await api.listeningPort();
     baseURL = `http://127.0.0.1:${port}/v1`;
     await queue().pause();
     worker = await startTestApp({ ROLE: 'worker', REDIS_PREFIX: prefix });

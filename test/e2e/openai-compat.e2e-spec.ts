@@ -1,5 +1,4 @@
 import { createReadStream } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import OpenAI, { AuthenticationError, BadRequestError, RateLimitError, toFile } from 'openai';
 import { expectMatchesSpec } from '../support/openapi-contract';
@@ -12,8 +11,7 @@ const NOT_AUDIO = join(__dirname, 'openai-compat.e2e-spec.ts');
 
 /** The app listening on a loopback port, and an official OpenAI client pointed at it. */
 async function listening(t: TestApp): Promise<string> {
-  await t.app.listen(0, '127.0.0.1');
-  const { port } = t.app.getHttpServer().address() as AddressInfo;
+  const port = await t.listeningPort();
   return `http://127.0.0.1:${port}/v1`;
 }
 

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { DataSource } from 'typeorm';
@@ -218,8 +217,7 @@ describe('Transcription jobs on real audio', () => {
     const created = await upload(t, apiKey, testAudio('pocketsphinx/goforward.wav'));
     const id = created.body.data.id as string;
     const server = t.app.getHttpServer() as Server;
-    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const port = await t.listeningPort();
     // Every request the server gets for this stream, by the Last-Event-ID it carries (the control client's apart).
     const requests: Array<string | null> = [];
     const controlRequests: Array<string | null> = [];

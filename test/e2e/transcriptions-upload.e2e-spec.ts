@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testAudio } from '../support/shared-paths';
@@ -209,9 +208,7 @@ describe('POST /v1/transcriptions: acceptance and refusals', () => {
   });
 
   it('rejects an upload declaring more than 500 MB before reading it, with 422 file-too-large', async () => {
-    const server = t.app.getHttpServer() as import('node:http').Server;
-    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const port = await t.listeningPort();
     const boundary = 'x-boundary';
     const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const request = httpRequest(

@@ -55,8 +55,7 @@ describe('Typed client: the integrator flow against the real service (issue 12 i
   beforeAll(async () => {
     receiver = await startReceiver();
     t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
-    await t.app.listen(0, '127.0.0.1');
-    const { port } = t.app.getHttpServer().address() as AddressInfo;
+    const port = await t.listeningPort();
     const workspace = await t.createWorkspace({ name: 'Typed client', balanceEur: 5 });
     client = new TranscriptionClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: workspace.apiKey });
   });

@@ -275,8 +275,17 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-/** Values json-schema-faker derives from a schema, reproducible through the integer fast-check draws. */
+/**
+ * Values json-schema-faker derives from a schema, reproducible through the integer fast-check draws. Only
+ * values the contract's oracle (Ajv) accepts count as valid: the faker's formats are looser now and then (an
+ * `email` without a dot in its domain, drawn by seed 468151939 once seeds changed per run), so such a draw is
+ * drawn again rather than sent as a "valid" body the service rightly refuses.
+ */
 export function schemaValue(schema: JsonSchema): fc.Arbitrary<unknown> {
+  return fakedValue(schema).filter((value) => conformsTo(schema, value));
+}
+
+function fakedValue(schema: JsonSchema): fc.Arbitrary<unknown> {
   return fc.integer({ min: 0, max: 2 ** 31 - 1 }).map((seed) => {
     JSONSchemaFaker.option({
       random: seededRandom(seed),

@@ -3,6 +3,7 @@ import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, t
 import { connect, type AddressInfo } from 'node:net';
 import { basename } from 'node:path';
 import type { Response } from 'supertest';
+import { listeningPort } from './test-app';
 
 export interface StreamedUploadOutcome {
   status: number;
@@ -118,7 +119,7 @@ export function startStalledUpload(
 export async function listenWithReadCounter(
   server: Server,
 ): Promise<{ port: number; bytesReadFor: (marker: string) => number | undefined }> {
-  if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await listeningPort(server);
   const readByMarker = new Map<string, number>();
   server.prependListener('request', (request, response) => {
     const marker = request.headers['x-test-marker'];
@@ -155,8 +156,7 @@ export async function postMultipart(
   fields: Record<string, string>,
   file: UploadFile | null,
 ): Promise<UploadAnswer> {
-  if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listeningPort(server);
   const boundary = `upload-${Math.random().toString(16).slice(2)}`;
   const parts: Buffer[] = [];
   for (const [name, value] of Object.entries(fields)) {

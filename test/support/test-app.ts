@@ -1,4 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import {
@@ -15,6 +17,8 @@ export interface TestApp {
   app: INestApplication;
   config: AppConfig;
   http: () => TestAgent;
+  /** The loopback port the app listens on, listening first if it does not yet (once: a second listen throws). */
+  listeningPort: () => Promise<number>;
   createWorkspace: (request?: Partial<WorkspaceRequest>) => Promise<ProvisionedWorkspace>;
   issueToken: (userId: string, ttlSeconds?: number) => string;
   close: () => Promise<void>;
@@ -31,6 +35,7 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
     app,
     config,
     http: () => request(app.getHttpServer()),
+    listeningPort: () => listeningPort(app.getHttpServer() as Server),
     createWorkspace: (workspace = {}) =>
       provisioning.create({ name: 'Test workspace', balanceEur: 10, ...workspace }),
     issueToken: (userId, ttlSeconds = 600) => tokens.issue(userId, ttlSeconds).token,
@@ -41,3 +46,9 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
 export const bearer = (credential: string): Record<string, string> => ({
   Authorization: `Bearer ${credential}`,
 });
+
+/** The port of `server` on 127.0.0.1, listening on a free one first if it is not listening yet. */
+export async function listeningPort(server: Server): Promise<number> {
+  if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}

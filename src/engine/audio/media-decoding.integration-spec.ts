@@ -86,6 +86,11 @@ describe('duration of containers that do not state it (issue 19)', () => {
     expect(await measureMediaDuration(mp3)).toBeCloseTo(11, 0);
   }, 60_000);
 
+  it('a WAV with no samples measures 0 s (a duration, so the job is admitted and fails AUDIO_TOO_SHORT)', async () => {
+    expect((await probeMedia(testAudio('pocketsphinx/null.wav'))).durationSeconds).toBeNull();
+    expect(await measureMediaDuration(testAudio('pocketsphinx/null.wav'))).toBe(0);
+  }, 60_000);
+
   it('a file that is not media is DECODE_FAILED', async () => {
     expect(await engineErrorCode(measureMediaDuration(testAudio('README.md')))).toBe('DECODE_FAILED');
   }, 60_000);

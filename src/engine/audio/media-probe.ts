@@ -100,5 +100,7 @@ export async function measureMediaDuration(
   const times = [...output.stdout.toString('utf8').matchAll(/^out_time_us=(\d+)$/gm)];
   const last = times.at(-1);
   const seconds = last ? Number(last[1]) / 1e6 : NaN;
-  return Number.isFinite(seconds) && seconds > 0 ? seconds : null;
+  // 0 is a measurement too (a WAV with no samples): the job is admitted and fails AUDIO_TOO_SHORT unbilled, and
+  // packets without timestamps cannot hide audio behind it, as decoding stops past the admitted duration.
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
 }
