@@ -91,7 +91,7 @@ export class OpenAiTranscriptionService {
     }
   }
 
-  /** Refused before the job exists, so nothing is charged. Unknown durations are let through. */
+  /** Refused before the job exists, so nothing is charged. The duration is known: measured at upload when the container states none. */
   private checkDuration(seconds: number): void {
     const limit = this.config.OPENAI_SYNC_MAX_DURATION_SECONDS;
     if (seconds <= limit) return;
