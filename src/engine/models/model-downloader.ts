@@ -163,19 +163,18 @@ export async function pullModel(entry: ModelEntry, options: PullOptions): Promis
     ? path.resolve(options.modelsDir, path.posix.basename(entry.source.path))
     : finalPath;
   const partial = `${downloadPath}.partial`;
+  const freshInstall = {
+    name: entry.name,
+    path: finalPath,
+    bytes: installedBytes(entry),
+    url,
+    checksum,
+    alreadyInstalled: false,
+  };
   // An archive kept by an earlier pull that could not unpack it is unpacked again, not downloaded again.
   if (entry.archive && (await isVerifiedDownload(downloadPath, entry.bytes, checksum))) {
     await installArchiveMember(entry, downloadPath, finalPath);
-    return {
-      name: entry.name,
-      path: finalPath,
-      bytes: installedBytes(entry),
-      url,
-      checksum,
-      alreadyInstalled: false,
-      resumedFrom: entry.bytes,
-      requests: 0,
-    };
+    return { ...freshInstall, resumedFrom: entry.bytes, requests: 0 };
   }
   const resumedFrom = sizeOf(partial);
   const requests = await downloadWithRetries(url, partial, entry, options);
@@ -197,16 +196,7 @@ export async function pullModel(entry: ModelEntry, options: PullOptions): Promis
   } else {
     fs.renameSync(partial, finalPath);
   }
-  return {
-    name: entry.name,
-    path: finalPath,
-    bytes: installedBytes(entry),
-    url,
-    checksum,
-    alreadyInstalled: false,
-    resumedFrom,
-    requests,
-  };
+  return { ...freshInstall, resumedFrom, requests };
 }
 
 /**
