@@ -13,6 +13,7 @@ import { answerOversizedHeadsAsProblems } from './common/http/oversized-head';
 import { closeGracefullyOnSignals, drainHttpServerOnShutdown } from './common/lifecycle/graceful-shutdown';
 import { ShutdownCoordinator } from './common/lifecycle/shutdown-coordinator';
 import { enableConfiguredCors, securityHeaders } from './common/http/security-headers';
+import { FrameworkDetailAtDebug } from './common/logging/framework-detail-at-debug';
 import { literalUndecodablePath } from './common/http/undecodable-path';
 import { assignRequestId } from './common/logging/request-id';
 import { validationPipe } from './common/http/validation-pipe';
@@ -22,10 +23,11 @@ import { mountWebApp } from './web-app/web-app';
 
 /**
  * Every Nest `Logger` call goes to the JSON logger (nestjs-pino, LoggingModule; LOG_LEVEL filters there);
- * lines of the boot before it exists are buffered and written through it.
+ * lines of the boot before it exists are buffered and written through it. The framework's per-module and
+ * per-route lines are debug, so the default level's start-up is a few lines.
  */
 function useJsonLogger(app: INestApplicationContext): void {
-  app.useLogger(app.get(PinoNestLogger));
+  app.useLogger(new FrameworkDetailAtDebug(app.get(PinoNestLogger)));
 }
 
 /** The hand-written contract, the single source for /openapi.json and the /docs UI. */

@@ -4,6 +4,7 @@ import { CommandFactory } from 'nest-commander';
 import { CliError, printJson } from './cli/cli-output';
 import { CliModule } from './cli/cli.module';
 import { AppConfig, ConfigValidationError, loadAppConfig } from './config/app-config';
+import { describeProcessSettings, loadProcessSettings } from './config/env-file';
 import { migrationSource, pendingSchemaChanges, runMigrations } from './database/migration-runner';
 
 /**
@@ -11,9 +12,12 @@ import { migrationSource, pendingSchemaChanges, runMigrations } from './database
  * (they must work on an empty or missing database); the rest are nest-commander commands.
  */
 async function main(argv: string[]): Promise<void> {
-  // The one other place that reads the environment.
+  // The one other place that reads the environment (over ./.env when it exists).
   // eslint-disable-next-line no-restricted-properties
-  const config = loadAppConfig(process.env);
+  const settings = loadProcessSettings(process.env, process.cwd());
+  // stdout carries the command's one JSON line; which file was read goes to stderr, only when one was.
+  if (settings.file !== null) console.error(describeProcessSettings(settings));
+  const config = loadAppConfig(settings.environment);
   const command = argv[0];
   switch (command) {
     case 'migrate':

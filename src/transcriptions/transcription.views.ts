@@ -17,6 +17,7 @@ export function toTranscriptionSummary(t: Transcription) {
     wordCount: t.wordCount,
     speakerCount: t.speakerCount,
     cost: t.costMicro === null ? null : microToEur(t.costMicro),
+    estimatedCost: estimatedCostOf(t),
     errorMessage: t.errorMessage,
     createdOn: t.createdOn,
     completedAt: t.completedAt,
@@ -31,7 +32,6 @@ export function toTranscriptionDetail(t: Transcription) {
     directoryId: t.workspaceId,
     resultJson: t.resultJson && t.resultJson.words.length > 0 ? t.resultJson : null,
     metadata: t.metadata,
-    estimatedCost: estimatedCostOf(t),
     audioDeletedAt: t.audioDeletedAt,
     transcriptDeletedAt: t.transcriptDeletedAt,
   };

@@ -53,6 +53,15 @@ describe('Transcription metadata and the estimated cost', () => {
     return detail.body.data as Record<string, unknown>;
   }
 
+  /** Each listed job's `estimatedCost` by id, the list checked against the spec. */
+  async function listedQuotes(apiKey: string) {
+    const list = await t.http().get('/v1/transcriptions').set(bearer(apiKey));
+    expect(list.status).toBe(200);
+    expectMatchesSpec(list, 'listTranscriptions');
+    const rows = list.body.data as { id: string; estimatedCost?: number | null }[];
+    return Object.fromEntries(rows.map((row) => [row.id, row.estimatedCost]));
+  }
+
   /** The delivery of `event` for transcription `id`, checked against the spec's `webhooks` section. */
   async function deliveryOf(event: string, id: string, deadlineMs = 60_000) {
     const deadline = Date.now() + deadlineMs;
@@ -182,6 +191,8 @@ describe('Transcription metadata and the estimated cost', () => {
       expect(premium.body.data.estimatedCost).toBe(0.000825); // 11 s × 0.0045 EUR/min
       const id = standard.body.data.id as string;
       expect((await detailOf(apiKey, id)).estimatedCost).toBe(0.00055);
+      // The list shows the same quote as the detail (it once had none, which read as null).
+      expect(await listedQuotes(apiKey)).toEqual({ [id]: 0.00055, [premium.body.data.id as string]: 0.000825 });
       const done = await waitForTerminal(t, apiKey, id);
       expect(done.status).toBe('completed');
       expect(done.body.data.estimatedCost).toBe(0.00055);
@@ -198,6 +209,7 @@ describe('Transcription metadata and the estimated cost', () => {
       expect(created.status).toBe(202);
       expect(created.body.data.estimatedCost).toBe(0);
       expect((await detailOf(apiKey, created.body.data.id as string)).estimatedCost).toBe(0);
+      expect(await listedQuotes(apiKey)).toEqual({ [created.body.data.id as string]: 0 });
     });
 
     it('refuses with 402 insufficient-balance a paid file whose quote exceeds the balance, before any job runs', async () => {

@@ -1587,7 +1587,7 @@ export interface components {
             status: components["schemas"]["TranscriptionStatus"];
             progress: number;
         };
-        /** @description Summary form, used by the list. */
+        /** @description Summary form, used by the list. The extension `estimatedCost` (always sent by this service) is the same quote as in the detail. */
         Transcription: {
             /** Format: uuid */
             id: string;
@@ -1614,6 +1614,7 @@ export interface components {
             speakerCount: number | null;
             /** @description Billed amount in EUR; set once completed and charged (0 for a free transcription, and for every job when the operator switched billing off, `BILLING_ENABLED=false`). */
             cost: number | null;
+            estimatedCost?: components["schemas"]["EstimatedCost"];
             /**
              * @description Set when `failed`; starts with an engine error code and a colon when the engine failed:
              *     `NO_SPOKEN_AUDIO`, `AUDIO_TOO_SHORT`, `AUDIO_TOO_LONG` (decoded audio longer than the deployment's
@@ -1627,7 +1628,7 @@ export interface components {
             /** Format: date-time */
             completedAt: string | null;
         };
-        /** @description Full form, returned only by `GET /v1/transcriptions/{id}`. All `Transcription` fields plus `mimeType`, `userId`, `directoryId`, `resultJson`, and the extensions `metadata`, `estimatedCost`, `audioDeletedAt` and `transcriptDeletedAt` (always sent by this service). */
+        /** @description Full form, returned only by `GET /v1/transcriptions/{id}`. All `Transcription` fields plus `mimeType`, `userId`, `directoryId`, `resultJson`, and the extensions `metadata`, `audioDeletedAt` and `transcriptDeletedAt` (always sent by this service). */
         TranscriptionDetail: {
             /** Format: uuid */
             id: string;
