@@ -16,6 +16,8 @@ export interface WorkspaceRequest {
   lowBalanceThresholdEur?: number;
   email?: string;
   userName?: string;
+  /** The first API key's label (shown in the dashboard's key list); empty when not given. */
+  apiKeyName?: string;
   /** argon2id hash of the first user's password (dashboard sign-in); none: the user cannot sign in. */
   passwordHash?: string;
 }
@@ -51,7 +53,10 @@ export class WorkspaceProvisioningService {
   async create(request: WorkspaceRequest): Promise<ProvisionedWorkspace> {
     return this.dataSource.transaction(async (tx) => {
       const { workspaceId, userId, email } = await this.provision(request, tx);
-      const { apiKey } = await this.apiKeys.create(workspaceId, userId, { manager: tx });
+      const { apiKey } = await this.apiKeys.create(workspaceId, userId, {
+        name: request.apiKeyName,
+        manager: tx,
+      });
       return { workspaceId, userId, email, apiKey };
     });
   }

@@ -12,6 +12,7 @@ interface WorkspaceCreateOptions {
   free?: number;
   lowBalanceThreshold?: number;
   email?: string;
+  keyName?: string;
   password?: string;
   passwordStdin?: boolean;
 }
@@ -40,6 +41,7 @@ export class WorkspaceCreateCommand extends CommandRunner {
       freeTranscriptions: options.free,
       lowBalanceThresholdEur: options.lowBalanceThreshold,
       email: options.email,
+      apiKeyName: options.keyName,
       passwordHash: password === undefined ? undefined : await hashPassword(password),
     });
     printJson(created);
@@ -70,6 +72,11 @@ export class WorkspaceCreateCommand extends CommandRunner {
 
   @Option({ flags: '--email <email>', description: 'Email of the first user' })
   parseEmail(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--key-name <name>', description: 'Label of the first API key (dashboard key list)' })
+  parseKeyName(value: string): string {
     return value;
   }
 

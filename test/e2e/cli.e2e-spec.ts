@@ -55,6 +55,8 @@ describe('Operator CLI', () => {
       '0.5',
       '--email',
       'Ops@Example.com',
+      '--key-name',
+      'Quick start',
     );
     expect(created).toEqual({
       workspaceId: expect.any(String),
@@ -96,6 +98,10 @@ describe('Operator CLI', () => {
 
     const { token } = (await cli('token:issue', '--user', created.userId as string)) as { token: string };
     expect((await t.http().get('/v1/account/profile').set(bearer(token))).status).toBe(200);
+    // The first key carries the --key-name label (the second, revoked above, is no longer listed).
+    const keys = await t.http().get('/v1/api-keys').set(bearer(token));
+    expectMatchesSpec(keys, 'listApiKeys');
+    expect((keys.body.data as { name: string }[]).map((key) => key.name)).toEqual(['Quick start']);
 
     expect(await cli('user:delete', '--user', created.userId as string)).toEqual({
       deleted: true,

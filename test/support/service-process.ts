@@ -21,13 +21,24 @@ export class ServiceProcess {
   private child: ChildProcess | null = null;
   output = '';
 
-  constructor(readonly env: Record<string, string>) {}
+  /**
+   * `options.cwd`: the working directory (where its `.env` is looked for); `options.unset`: variables of the
+   * test environment the process does not get (so that a `.env` file can supply them).
+   */
+  constructor(
+    readonly env: Record<string, string>,
+    private readonly options: { cwd?: string; unset?: string[] } = {},
+  ) {}
 
   async start(): Promise<this> {
-    this.child = spawn('node', [MAIN], {
-      env: { ...process.env, ...baseTestEnvironment(), LOG_LEVEL: 'log', ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      ...baseTestEnvironment(),
+      LOG_LEVEL: 'log',
+      ...this.env,
+    };
+    for (const name of this.options.unset ?? []) delete env[name];
+    this.child = spawn('node', [MAIN], { env, cwd: this.options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
     this.child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
     await this.waitForOutput(this.env.ROLE === 'worker' ? /Worker started/ : /Listening on port/, 30_000);

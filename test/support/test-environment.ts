@@ -17,6 +17,8 @@ export function baseTestEnvironment(): Record<string, string> {
   return {
     // Not production: plain-HTTP cookies (COOKIE_SECURE's default), as a developer's machine runs it.
     NODE_ENV: 'test',
+    // A developer's ./.env (written by the quick start) never leaks into the processes tests start.
+    ENV_FILE: 'none',
     DATABASE_URL: testDatabaseUrl(),
     REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0',
     REDIS_PREFIX: process.env.STT_TEST_REDIS_PREFIX ?? 'stt-test',
