@@ -1,27 +1,25 @@
 #!/usr/bin/env bash
-# One command on a fresh Debian machine with Node 20: installs what is missing, builds, migrates, pulls the
-# default whisper.cpp model when its source is reachable, prints which recogniser and diarizer serve each tier,
-# creates a demo workspace (its API key is printed) and runs the service (API + worker) on PORT (default 3000).
-#   scripts/quickstart.sh --models-only   only the model step and the tier table (needs a built dist/; reads .env when present)
+# One command on a fresh Debian machine: installs what is missing (Node 24 too, when the machine's node is
+# older), builds, migrates, pulls the default whisper.cpp model when its source is reachable, prints which
+# recogniser and diarizer serve each tier, creates a demo workspace, prints its API key and password last (in a
+# frame, again once the service is up) and runs the service (API + worker) on PORT (default: .env's, else 3000).
+# The service and the CLI read .env themselves; a variable set on the command line wins over it
+# (`PORT=3300 bash scripts/quickstart.sh`).
+#   scripts/quickstart.sh --models-only   only the model step and the tier table (needs a built dist/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/use-node-24.sh
+. scripts/use-node-24.sh
 
 # The Whisper model the quick start pulls: multilingual, 141 MiB, the standard tier's default (models:list shows
 # the others). The pull gives up after MODELS_CONNECT_TIMEOUT_MS (5 s by default) when the source cannot be
 # reached, so a machine without internet never hangs here: it stays on PocketSphinx and says so in one line.
 QUICKSTART_WHISPER_MODEL="${QUICKSTART_WHISPER_MODEL:-base}"
 
-load_env() {
-  set -a
-  # shellcheck disable=SC1091
-  . ./.env
-  set +a
-}
-
 pull_default_model_and_show_tiers() {
   local err pulled reason
   err=$(mktemp)
-  echo "Pulling whisper.cpp model '$QUICKSTART_WHISPER_MODEL' into ${MODELS_DIR:-./var/models} (node dist/cli.js models:pull)..."
+  echo "Pulling whisper.cpp model '$QUICKSTART_WHISPER_MODEL' into MODELS_DIR (default ./var/models) (node dist/cli.js models:pull)..."
   if pulled=$(node dist/cli.js models:pull "$QUICKSTART_WHISPER_MODEL" 2>"$err"); then
     node -e 'const r = JSON.parse(process.argv[1]); console.log(`whisper.cpp model ${r.pulled}: ${r.path}${r.alreadyInstalled ? " (already installed)" : ""}`)' "$pulled"
     # A model is only used with whisper.cpp built (from source, offline; does nothing when already built).
@@ -37,12 +35,13 @@ pull_default_model_and_show_tiers() {
 }
 
 if [ "${1:-}" = "--models-only" ]; then
-  [ ! -f .env ] || load_env
+  use_node_24
   pull_default_model_and_show_tiers
   exit 0
 fi
 
 bash scripts/install-system-deps.sh
+use_node_24
 export ONNXRUNTIME_NODE_INSTALL_CUDA=skip
 [ -d node_modules ] || npm ci --no-audit --no-fund
 npm run build
@@ -51,7 +50,6 @@ npm run build
   sed "s/^JWT_SECRET=.*/JWT_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')/" .env.example > .env
   echo "Wrote .env from .env.example (with a fresh JWT_SECRET)."
 }
-load_env
 
 node dist/cli.js migrate >/dev/null
 pull_default_model_and_show_tiers
@@ -59,22 +57,48 @@ pull_default_model_and_show_tiers
 # the new workspace has no user and the existing demo user gets the new password.
 password=$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 16)
 if ! demo=$(printf '%s' "$password" | node dist/cli.js workspace:create --name "Demo workspace" --balance 10 \
-  --email demo@example.com --password-stdin 2>/dev/null); then
-  demo=$(node dist/cli.js workspace:create --name "Demo workspace" --balance 10)
+  --key-name "Quick start" --email demo@example.com --password-stdin 2>/dev/null); then
+  demo=$(node dist/cli.js workspace:create --name "Demo workspace" --balance 10 --key-name "Quick start")
   printf '%s' "$password" | node dist/cli.js user:set-password --email demo@example.com >/dev/null
 fi
 api_key=$(node -e 'console.log(JSON.parse(process.argv[1]).apiKey)' "$demo")
-port="${PORT:-3000}"
-cat <<MSG
+# The port the service will listen on: the caller's PORT, else .env's (the service reads it the same way).
+port="${PORT:-$(sed -n 's/^PORT=//p' .env | tail -n 1)}"
+port="${port:-3000}"
 
-Demo workspace: $demo
-API key:        $api_key
+credentials() {
+  cat <<MSG
++------------------------------------------------------------------------------------------------------+
+  Demo workspace: $demo
+  API key:        $api_key   (named "Quick start" in the dashboard)
+  Dashboard:      http://127.0.0.1:$port/app   sign in as demo@example.com / $password
+  API reference:  http://127.0.0.1:$port/docs   Contract: http://127.0.0.1:$port/openapi.json
 
-Try it:
-  curl -H "Authorization: Bearer $api_key" -F file=@test/fixtures/audio/whisper.cpp/jfk.wav http://127.0.0.1:$port/v1/transcriptions
-  curl -H "Authorization: Bearer $api_key" http://127.0.0.1:$port/v1/transcriptions
-API reference: http://127.0.0.1:$port/docs   Contract: http://127.0.0.1:$port/openapi.json
-Dashboard:     http://127.0.0.1:$port/app   (demo@example.com / $password)
-
+  Try it:
+    export KEY=$api_key
+    curl -H "Authorization: Bearer \$KEY" -F file=@test/fixtures/audio/whisper.cpp/jfk.wav http://127.0.0.1:$port/v1/transcriptions
+    curl -H "Authorization: Bearer \$KEY" http://127.0.0.1:$port/v1/transcriptions
+  Stop with Ctrl-C; start again with: node dist/main.js   (it reads .env; PORT=3300 node dist/main.js wins over it)
++------------------------------------------------------------------------------------------------------+
 MSG
-exec node dist/main.js
+}
+
+echo
+credentials
+echo
+echo "Starting the service on port $port..."
+# The service's start-up lines come first; once it listens, the same frame again, so the key stays in view.
+node dist/main.js &
+service=$!
+trap 'kill -TERM "$service" 2>/dev/null || true' INT TERM
+until curl -fs -o /dev/null "http://127.0.0.1:$port/v1/health" 2>/dev/null; do
+  kill -0 "$service" 2>/dev/null || { wait "$service"; exit $?; }
+  sleep 0.5
+done
+echo
+credentials
+status=0
+wait "$service" || status=$?
+# Ctrl-C interrupts the wait (the trap asked the service to drain): let it finish.
+if kill -0 "$service" 2>/dev/null; then wait "$service" || status=$?; fi
+exit "$status"
