@@ -40,7 +40,9 @@ describe('loadProcessSettings', () => {
     const environment = { PORT: '3300' };
     const settings = loadProcessSettings(environment, directory);
     expect(settings).toEqual({ environment, file: null, fromFile: [], overridden: [] });
-    expect(describeProcessSettings(settings)).toBe('No .env file read: settings come from the environment only');
+    expect(describeProcessSettings(settings)).toBe(
+      'No .env file read: settings come from the environment only',
+    );
   });
 
   it('ENV_FILE names another file (relative to the working directory), which must exist', () => {

@@ -30,7 +30,10 @@ export function loadProcessSettings(
   if (named === 'none') return { environment, file: null, fromFile: [], overridden: [] };
   const file = resolve(workingDirectory, named || '.env');
   if (!existsSync(file)) {
-    if (named) throw new ConfigValidationError(`Invalid configuration:\n  ENV_FILE=${JSON.stringify(named)}: no such file`);
+    if (named)
+      throw new ConfigValidationError(
+        `Invalid configuration:\n  ENV_FILE=${JSON.stringify(named)}: no such file`,
+      );
     return { environment, file: null, fromFile: [], overridden: [] };
   }
   const fileVariables = parseEnv(readFileSync(file, 'utf8'));

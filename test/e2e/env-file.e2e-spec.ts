@@ -31,7 +31,10 @@ describe('.env in the working directory', () => {
 
   it('the CLI reads JWT_SECRET and DATABASE_URL from ./.env and names the file on stderr', async () => {
     const { DATABASE_URL } = baseTestEnvironment();
-    writeFileSync(join(directory, '.env'), `# written by the quick start\nJWT_SECRET=${secret}\nDATABASE_URL=${DATABASE_URL}\n`);
+    writeFileSync(
+      join(directory, '.env'),
+      `# written by the quick start\nJWT_SECRET=${secret}\nDATABASE_URL=${DATABASE_URL}\n`,
+    );
     const { stdout, stderr } = await run('node', [CLI, 'workspace:create', '--name', 'From .env'], {
       cwd: directory,
       env: environmentWithout('JWT_SECRET', 'DATABASE_URL'),
@@ -43,7 +46,10 @@ describe('.env in the working directory', () => {
   it('without .env the CLI refuses as before, naming the missing variable', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'stt-no-env-file-'));
     try {
-      const attempt = run('node', [CLI, 'models:list'], { cwd: empty, env: environmentWithout('JWT_SECRET') });
+      const attempt = run('node', [CLI, 'models:list'], {
+        cwd: empty,
+        env: environmentWithout('JWT_SECRET'),
+      });
       await expect(attempt).rejects.toMatchObject({ stderr: expect.stringContaining('JWT_SECRET=null') });
     } finally {
       rmSync(empty, { recursive: true, force: true });

@@ -1,5 +1,14 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -71,10 +80,15 @@ function run(
   options: { cwd: string; env: Record<string, string | undefined> },
 ): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile(command, args, { ...options, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, output: `${stdout}${stderr}${error?.killed ? '\n(killed after 90 s)' : ''}` });
-    });
+    execFile(
+      command,
+      args,
+      { ...options, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, output: `${stdout}${stderr}${error?.killed ? '\n(killed after 90 s)' : ''}` });
+      },
+    );
   });
 }
 
@@ -150,7 +164,12 @@ describe('README.md, run as written', () => {
     // The jobs the blocks started finish before the app closes (no job is cut off mid-way).
     if (values) {
       const dataSource = t.app.get(DataSource);
-      await waitUntilSettled((sql, params) => dataSource.query(sql, params), queues, values.workspaceId, 90_000);
+      await waitUntilSettled(
+        (sql, params) => dataSource.query(sql, params),
+        queues,
+        values.workspaceId,
+        90_000,
+      );
     }
     await queues?.close();
     receiver?.close();

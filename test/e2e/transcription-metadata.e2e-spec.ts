@@ -192,7 +192,10 @@ describe('Transcription metadata and the estimated cost', () => {
       const id = standard.body.data.id as string;
       expect((await detailOf(apiKey, id)).estimatedCost).toBe(0.00055);
       // The list shows the same quote as the detail (it once had none, which read as null).
-      expect(await listedQuotes(apiKey)).toEqual({ [id]: 0.00055, [premium.body.data.id as string]: 0.000825 });
+      expect(await listedQuotes(apiKey)).toEqual({
+        [id]: 0.00055,
+        [premium.body.data.id as string]: 0.000825,
+      });
       const done = await waitForTerminal(t, apiKey, id);
       expect(done.status).toBe('completed');
       expect(done.body.data.estimatedCost).toBe(0.00055);

@@ -55,7 +55,9 @@ describe('readmeBlocks', () => {
   });
 
   it('a fence inside a longer fence is content, not a block', () => {
-    const markdown = ['````markdown', '```bash', 'echo no', '```', '````', '```sh', 'echo yes', '```'].join('\n');
+    const markdown = ['````markdown', '```bash', 'echo no', '```', '````', '```sh', 'echo yes', '```'].join(
+      '\n',
+    );
     expect(readmeBlocks(markdown)).toEqual([{ line: 6, kind: 'shell', code: 'echo yes', skipReason: null }]);
   });
 });

@@ -10,7 +10,10 @@ const FRAMEWORK_DETAIL_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', '
 /** The process's Nest logger with the framework's per-module and per-route start-up lines moved to debug. */
 export class FrameworkDetailAtDebug implements LoggerService {
   constructor(
-    private readonly target: Pick<Required<LoggerService>, 'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal'>,
+    private readonly target: Pick<
+      Required<LoggerService>,
+      'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal'
+    >,
   ) {}
 
   log(message: unknown, ...optionalParams: unknown[]): void {
