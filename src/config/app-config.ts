@@ -475,6 +475,18 @@ export class AppConfig {
   WORKER_CONCURRENCY = 1;
 
   /**
+   * How long a worker's hold on a running job lasts without renewal (renewed every half of it while the job
+   * runs). A killed worker's job goes back to the queue once its hold lapses and the next stalled-job check
+   * (same period) sees it: within one to two periods. Engines run in child processes, so the worker's event
+   * loop renews in time even on a busy machine; every process of a deployment should use the same value.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(300)
+  JOB_LOCK_SECONDS = 15;
+
+  /**
    * Fair share of the workers: at most this many of one workspace's open jobs are handed to the worker queue at
    * once (running, or next in line for a worker); the rest wait in PostgreSQL (status `queued`) and are handed
    * over by tier priority, then age, as earlier ones finish. Deployment-wide (counted in PostgreSQL), so every

@@ -16,9 +16,9 @@ import { TRANSCRIPTION_QUEUE, WEBHOOK_DELIVERY_QUEUE } from './job-catalogue';
           // A worker's blocking wait for new jobs; short, so shutdown does not hang on it.
           drainDelay: 1,
           // Engines run in child processes, so a worker's event loop always renews its locks in time; a
-          // short lock lets a job of a killed worker be taken over within about 15-30 s.
-          lockDuration: 15_000,
-          stalledInterval: 15_000,
+          // short lock lets a job of a killed worker be taken over within one to two lock periods.
+          lockDuration: config.JOB_LOCK_SECONDS * 1000,
+          stalledInterval: config.JOB_LOCK_SECONDS * 1000,
         },
       }),
     }),

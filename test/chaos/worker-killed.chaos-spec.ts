@@ -25,12 +25,13 @@ const CLIPS = [
 const OPENING_BALANCE_MICRO = 1_000_000;
 
 /**
- * kill -9 of a worker in the middle of ten jobs: Bull hands the stalled jobs (lock 15 s) to a new worker,
+ * kill -9 of a worker in the middle of ten jobs: Bull hands the stalled jobs (lock 8 s here) to a new worker,
  * every job completes, each is charged exactly once and announced by exactly one `transcription.completed`.
  */
 describe('Chaos: a worker killed with SIGKILL in the middle of 10 jobs', () => {
   const chaos = useChaosFixture('worker-killed', {
-    env: { WORKER_CONCURRENCY: '2', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    // A killed worker's jobs go back to the queue within one to two lock periods: 8 s, not the default 15.
+    env: { WORKER_CONCURRENCY: '2', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', JOB_LOCK_SECONDS: '8' },
   });
   const { env, processes, receiver } = chaos;
 

@@ -16,6 +16,8 @@ import { bearer, startTestApp, TestApp } from '../support/test-app';
  */
 describe('Process roles (node dist/main.js)', () => {
   const prefix = `stt-test-roles-${randomUUID()}`;
+  /** Every process of this deployment: a killed worker's job is back in the queue within 8-16 s. */
+  const deployment = { REDIS_PREFIX: prefix, JOB_LOCK_SECONDS: '8' };
   let provisioning: TestApp;
   let apiKey: string;
   let api: ServiceProcess;
@@ -30,7 +32,7 @@ describe('Process roles (node dist/main.js)', () => {
       freeTranscriptions: 0,
     }));
     const port = await freePort();
-    api = await new ServiceProcess({ ROLE: 'api', PORT: String(port), REDIS_PREFIX: prefix }).start();
+    api = await new ServiceProcess({ ROLE: 'api', PORT: String(port), ...deployment }).start();
     apiUrl = `http://127.0.0.1:${port}`;
   });
   afterAll(async () => {
@@ -95,7 +97,7 @@ describe('Process roles (node dist/main.js)', () => {
     const [{ now: beforeWorker }] = await database.query<Array<{ now: Date }>>('SELECT now()');
     const worker = await new ServiceProcess({
       ROLE: 'worker',
-      REDIS_PREFIX: prefix,
+      ...deployment,
       WORKER_CONCURRENCY: '2',
     }).start();
     workers.push(worker);
@@ -137,9 +139,9 @@ describe('Process roles (node dist/main.js)', () => {
         throw new Error(`engine child outlived its worker: ${engineChildren.join(', ')}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    const replacement = await new ServiceProcess({ ROLE: 'worker', REDIS_PREFIX: prefix }).start();
+    const replacement = await new ServiceProcess({ ROLE: 'worker', ...deployment }).start();
     workers.push(replacement);
-    // Bull hands a stalled job (lock expired: 30 s) back to the queue; the replacement finishes it.
+    // Bull hands a stalled job (its lock lapsed) back to the queue; the replacement finishes it.
     expect(await waitForStatus(id, ['completed', 'failed'], 120_000)).toBe('completed');
     const detail = await http().get(`/v1/transcriptions/${id}`).set(bearer(apiKey));
     expect(detail.body.data.cost).toBeCloseTo(0.003, 6);

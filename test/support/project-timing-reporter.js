@@ -1,8 +1,12 @@
 // A Jest reporter (plain CommonJS: Jest loads reporters without a transform) that prints, after Jest's own
 // summary, the time and counts of each project (unit, integration, e2e, chaos, fuzz, browser), so a slow tier
 // is visible in one run, and every skipped test by name, so a skip and its reason (a skipped test names it)
-// are never lost in the totals. Time is the sum of the files' run times: the suite runs in band, so this is
-// the project's share of the wall clock. Its lines never start with "Tests:" (.ci/run parses Jest's).
+// are never lost in the totals. Time is the sum of the files' run times: each Jest process runs in band, so
+// this is the project's share of that process's wall clock. Its lines never start with "Tests:" (.ci/run
+// parses Jest's). Under scripts/run-tests.mjs (several Jest processes), it writes the same figures as JSON to
+// STT_TEST_TIMING_FILE instead, and that script prints them for all processes together.
+
+const { writeFileSync } = require('node:fs');
 
 class ProjectTimingReporter {
   constructor() {
@@ -25,12 +29,29 @@ class ProjectTimingReporter {
     const file = result.testFilePath.slice(test.context.config.rootDir.length + 1);
     for (const assertion of result.testResults) {
       if (assertion.status === 'pending' || assertion.status === 'skipped' || assertion.status === 'todo') {
-        this.skipped.push(`  ${name}  ${file} › ${[...assertion.ancestorTitles, assertion.title].join(' › ')}`);
+        this.skipped.push(
+          `  ${name}  ${file} › ${[...assertion.ancestorTitles, assertion.title].join(' › ')}`,
+        );
       }
     }
   }
 
-  onRunComplete() {
+  onRunComplete(_contexts, results) {
+    const timingFile = process.env.STT_TEST_TIMING_FILE;
+    if (timingFile) {
+      const totals = {
+        suitesPassed: results.numPassedTestSuites,
+        suitesFailed: results.numFailedTestSuites,
+        passed: results.numPassedTests,
+        failed: results.numFailedTests,
+        skipped: results.numPendingTests + results.numTodoTests,
+      };
+      writeFileSync(
+        timingFile,
+        JSON.stringify({ projects: Object.fromEntries(this.projects), skipped: this.skipped, totals }),
+      );
+      return;
+    }
     if (this.projects.size === 0) return;
     const lines = ['', 'Time per project:'];
     const tiers = [...this.projects.keys()].sort((a, b) => tierRank(a) - tierRank(b));

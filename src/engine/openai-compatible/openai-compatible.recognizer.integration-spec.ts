@@ -377,6 +377,25 @@ describe('OpenAiCompatibleRecognizer against an OpenAI-shaped local server', () 
     expect(err.code).toBe('ENGINE_TIMEOUT');
   });
 
+  it('a connection the server drops before answering is tried once more, on a new connection', async () => {
+    let dropped = 0;
+    respond = (res) => {
+      if (dropped++ === 0) res.socket?.destroy();
+      else json(res, 200, OPENAI_ANSWER);
+    };
+    const out = await recognizer().recognize({ samples: jfk.subarray(0, 16000), offset: 0 }, options());
+    expect({ requests: seen.length, words: out.words.length }).toEqual({ requests: 2, words: 5 });
+  });
+
+  it('a server that drops every connection is ENGINE_FAILED after the second try', async () => {
+    respond = (res) => res.socket?.destroy();
+    const err = await engineError(
+      recognizer().recognize({ samples: jfk.subarray(0, 16000), offset: 0 }, options()),
+    );
+    expect({ code: err.code, requests: seen.length }).toEqual({ code: 'ENGINE_FAILED', requests: 2 });
+    expect(err.message).toMatch(/cannot reach .*(ECONNRESET|UND_ERR_SOCKET|EPIPE)/);
+  });
+
   it('an answer that is not a transcription is ENGINE_FAILED', async () => {
     respond = (res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>login</html>');
     const err = await engineError(

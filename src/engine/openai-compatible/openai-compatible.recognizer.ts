@@ -71,12 +71,19 @@ export class OpenAiCompatibleRecognizer implements Recognizer {
     const timer = setTimeout(() => timeout.abort(), this.settings.timeoutMs);
     let status: number;
     let text: string;
-    try {
-      const response = await fetch(this.url, {
+    const send = () =>
+      fetch(this.url, {
         method: 'POST',
         body: form,
         headers,
         signal: AbortSignal.any([signal, timeout.signal, this.closing.signal]),
+      });
+    try {
+      // A kept-alive connection that the server closed just as it was reused fails before any answer
+      // (EPIPE, ECONNRESET): that is not the server failing, so the chunk is sent once more.
+      const response = await send().catch((err: unknown) => {
+        if (!isClosedKeptAliveConnection(err) || timeout.signal.aborted || signal.aborted) throw err;
+        return send();
       });
       status = response.status;
       // The body is read under the same signals, so a server that stalls mid-answer also times out.
@@ -131,6 +138,11 @@ function describeFetchError(err: unknown): string {
   const raw = field(cause, 'message') ?? field(err, 'message');
   const message = typeof raw === 'string' ? raw : 'unknown network error';
   return typeof code === 'string' ? `${code} (${message})` : message;
+}
+
+function isClosedKeptAliveConnection(err: unknown): boolean {
+  const code = field(field(err, 'cause'), 'code') ?? field(err, 'code');
+  return code === 'EPIPE' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET';
 }
 
 function field(value: unknown, name: string): unknown {

@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// `npm test`'s Jest part: the suite split into lanes, run two at a time. Most of the e2e, chaos and browser
+// time is spent waiting on other processes (workers, engines, Chromium, timeouts that a test provokes), so two
+// Jest processes side by side finish the suite in far less wall time than one `jest --runInBand`. Each lane is
+// its own `jest --runInBand` with its own database and Redis prefix (test/support/global-setup.ts), so lanes
+// never see each other's rows or jobs.
+//
+// Output: every line of a lane, prefixed with its name, as it comes; then the per-project times and skipped
+// tests of all lanes together and one closing `Tests:` line in Jest's words (what .ci/run reads).
+// TEST_LANES_AT_ONCE=1 runs the lanes one after another (same output).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** Longest first, so the two slots end close together (e2e is about half of the suite). */
+const LANES = [
+  { name: 'e2e 1/2', args: ['--selectProjects', 'e2e', '--shard=1/2'] },
+  { name: 'e2e 2/2', args: ['--selectProjects', 'e2e', '--shard=2/2'] },
+  { name: 'unit+integration', args: ['--selectProjects', 'unit', 'integration'] },
+  { name: 'chaos+fuzz+browser', args: ['--selectProjects', 'chaos', 'fuzz', 'browser'] },
+];
+const atOnce = Math.max(1, Number(process.env.TEST_LANES_AT_ONCE ?? 2) || 2);
+const timingDir = mkdtempSync(join(tmpdir(), 'stt-test-lanes-'));
+const jest = join(import.meta.dirname, '..', 'node_modules', 'jest', 'bin', 'jest.js');
+
+function runLane(lane, index) {
+  const timingFile = join(timingDir, `lane-${index}.json`);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [jest, '--runInBand', '--passWithNoTests', ...lane.args, ...process.argv.slice(2)],
+      { env: { ...process.env, STT_TEST_TIMING_FILE: timingFile }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on('line', (line) =>
+        process.stdout.write(`[${lane.name}] ${line}\n`),
+      );
+    }
+    child.on('close', (code, signal) => {
+      let result = null;
+      try {
+        result = JSON.parse(readFileSync(timingFile, 'utf8'));
+      } catch {
+        // Jest died before its reporters ran: the lane counts as failed below.
+      }
+      resolve({ lane, code, signal, result, seconds: (Date.now() - started) / 1000 });
+    });
+  });
+}
+
+const pending = LANES.map((lane, index) => ({ lane, index }));
+const finished = [];
+await Promise.all(
+  Array.from({ length: Math.min(atOnce, LANES.length) }, async () => {
+    for (let next = pending.shift(); next; next = pending.shift()) {
+      finished.push(await runLane(next.lane, next.index));
+    }
+  }),
+);
+rmSync(timingDir, { recursive: true, force: true });
+
+const TIER_ORDER = ['unit', 'integration', 'e2e', 'chaos', 'fuzz', 'browser'];
+const projects = new Map();
+const skipped = [];
+const totals = { suitesPassed: 0, suitesFailed: 0, passed: 0, failed: 0, skipped: 0 };
+for (const { result } of finished) {
+  if (!result) continue;
+  for (const [name, counts] of Object.entries(result.projects)) {
+    const sum = projects.get(name) ?? { ms: 0, files: 0, passed: 0, failed: 0, skipped: 0 };
+    for (const key of Object.keys(sum)) sum[key] += counts[key];
+    projects.set(name, sum);
+  }
+  skipped.push(...result.skipped);
+  for (const key of Object.keys(totals)) totals[key] += result.totals[key];
+}
+
+const lines = ['', 'Lanes (wall clock):'];
+for (const { lane, code, signal, seconds } of finished) {
+  const outcome = code === 0 ? 'passed' : `FAILED (${signal ?? `exit ${code}`})`;
+  lines.push(`  ${lane.name.padEnd(20)} ${seconds.toFixed(1).padStart(7)} s  ${outcome}`);
+}
+lines.push('', 'Time per project:');
+const tiers = [...projects.keys()].sort((a, b) => rank(a) - rank(b));
+for (const name of tiers) {
+  const project = projects.get(name);
+  const counts = [`${project.passed} passed`];
+  if (project.failed > 0) counts.push(`${project.failed} failed`);
+  if (project.skipped > 0) counts.push(`${project.skipped} skipped`);
+  lines.push(
+    `  ${name.padEnd(12)} ${(project.ms / 1000).toFixed(1).padStart(7)} s  ${String(project.files).padStart(3)} files  ${counts.join(', ')}`,
+  );
+}
+if (skipped.length > 0) lines.push('', `Skipped (${skipped.length}):`, ...skipped);
+const suites = totals.suitesPassed + totals.suitesFailed;
+const tests = totals.passed + totals.failed + totals.skipped;
+const part = (count, word) => (count > 0 ? [`${count} ${word}`] : []);
+lines.push(
+  '',
+  `Test Suites: ${[...part(totals.suitesFailed, 'failed'), `${totals.suitesPassed} passed`, `${suites} total`].join(', ')}`,
+  `Tests: ${[...part(totals.failed, 'failed'), ...part(totals.skipped, 'skipped'), `${totals.passed} passed`, `${tests} total`].join(', ')}`,
+);
+process.stdout.write(`${lines.join('\n')}\n`);
+process.exit(finished.every(({ code, result }) => code === 0 && result) ? 0 : 1);
+
+function rank(name) {
+  const index = TIER_ORDER.indexOf(name);
+  return index === -1 ? TIER_ORDER.length : index;
+}
