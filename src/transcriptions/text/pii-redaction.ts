@@ -114,8 +114,8 @@ type Detector = (
 /** The order in which types claim words: the more specific (checksummed, with context) first. */
 const DETECTION_ORDER: ReadonlyArray<[PiiPolicy, Detector]> = [
   ['email_address', findEmails],
-  ['credit_card_number', (_keys, sequences) => sequences.filter((s) => isCardNumber(s.digits))],
   ['banking_information', findIbans],
+  ['credit_card_number', (_keys, sequences) => sequences.filter((s) => isCardNumber(s.digits))],
   ['us_social_security_number', findSocialSecurityNumbers],
   ['date_of_birth', findDatesOfBirth],
   ['banking_information', findAccountNumbers],
@@ -123,7 +123,7 @@ const DETECTION_ORDER: ReadonlyArray<[PiiPolicy, Detector]> = [
     'phone_number',
     (_keys, sequences) => sequences.filter((s) => s.digits.length >= 7 && s.digits.length <= 15),
   ],
-  ['number_sequence', (_keys, sequences) => sequences.filter((s) => s.digits.length >= 4)],
+  ['number_sequence', (_keys, sequences) => sequences.filter((s) => s.digits.length >= 5)],
 ];
 
 /** Every entity in the words (by their lower-cased cores), without overlaps, in word order. */
@@ -199,7 +199,7 @@ function findIbans(
         (index === start && /^[a-z]{2}(\d[a-z0-9]*)?$/.test(keys[index]))
       ) {
         piece = keys[index];
-      } else if (index > start && /^[a-z0-9]*\d[a-z0-9]*$/.test(keys[index])) {
+      } else if (index > start && /^([a-z0-9]{1,4}|[a-z0-9]*\d[a-z0-9]*)$/.test(keys[index])) {
         piece = keys[index];
       } else {
         break;

@@ -200,13 +200,10 @@ export function findNumberRuns(keys: readonly string[]): NumberRun[] {
     let last = first;
     while (!last.ordinal) {
       const next = readNumberGroup(keys, last.to + 1, true);
-      // A trailing "oh" ("five oh") is the interjection, not a zero.
-      if (
-        !next ||
-        (next.digits === '0' && keys[next.to] === 'oh' && !readNumberGroup(keys, next.to + 1, true))
-      ) {
-        break;
-      }
+      // A trailing "oh" after a single number ("five oh") is the interjection; after digits it is a zero.
+      const trailingOh =
+        next?.digits === '0' && keys[next.to] === 'oh' && !readNumberGroup(keys, next.to + 1, true);
+      if (!next || (trailingOh && groups.length < 2)) break;
       groups.push(next);
       last = next;
     }
