@@ -12,10 +12,19 @@ import { User } from '../account/user.entity';
 import { Workspace } from '../account/workspace.entity';
 import { bigintNumber } from '../common/database/bigint-number.transformer';
 import type { ModelTier, SpeakerHints, TranscriptWord } from '../engine/engine.types';
+import type { TranscriptTextOptions } from './text/text-options';
 
 export const TRANSCRIPTION_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 export type TranscriptionStatus = (typeof TRANSCRIPTION_STATUSES)[number];
 export { MODEL_TIERS } from '../common/model-tier-catalogue';
+
+/** What a job without any text option stores (rows older than the column have it too). */
+export const NO_TEXT_OPTIONS: TranscriptTextOptions = {
+  customSpelling: [],
+  formatNumbers: false,
+  filterProfanity: false,
+  redactPii: null,
+};
 
 export interface TranscriptionResultJson {
   words: TranscriptWord[];
@@ -95,6 +104,13 @@ export class Transcription {
   /** The caller's `metadata` (string values only; upload-options.ts checks it); echoed in webhooks. */
   @Column({ type: 'jsonb', default: () => "'{}'" })
   metadata: Record<string, string>;
+
+  /**
+   * The text passes the job applies to its transcript before it is stored (custom spelling, number formatting,
+   * profanity filter, PII redaction); the recogniser's own words are never stored when any of them is on.
+   */
+  @Column({ name: 'text_options', type: 'jsonb', default: () => `'${JSON.stringify(NO_TEXT_OPTIONS)}'` })
+  textOptions: TranscriptTextOptions;
 
   @Column({ name: 'result_text', type: 'text', nullable: true })
   resultText: string | null;
