@@ -48,16 +48,17 @@ export class AudioRedactionService {
   }
 }
 
-/** ffmpeg's arguments: the first audio stream, silenced over each span (with the margin), to FLAC. */
+/**
+ * ffmpeg's arguments: the first audio stream, silenced over each span (with the margin), to FLAC. `aeval`
+ * decides per sample; the volume filter's timeline switches per frame, which left speech at a span's edges.
+ */
 export function silencingArguments(sourcePath: string, spans: readonly TimeSpan[], output: string): string[] {
-  const windows = spans
-    .map((span) => {
-      const start = Math.max(0, span.start - AUDIO_REDACTION_MARGIN_SECONDS).toFixed(3);
-      const end = (span.end + AUDIO_REDACTION_MARGIN_SECONDS).toFixed(3);
-      return `between(t,${start},${end})`;
-    })
-    .join('+');
-  const filter = windows.length > 0 ? ['-af', `volume=enable='${windows}':volume=0`] : [];
+  const windows = spans.map((span) => {
+    const start = Math.max(0, span.start - AUDIO_REDACTION_MARGIN_SECONDS).toFixed(3);
+    const end = (span.end + AUDIO_REDACTION_MARGIN_SECONDS).toFixed(3);
+    return `between(t,${start},${end})`;
+  });
+  const filter = windows.length > 0 ? ['-af', `aeval='val(ch)*not(${windows.join('+')})':c=same`] : [];
   return [
     '-nostdin',
     '-v',

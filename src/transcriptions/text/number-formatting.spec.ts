@@ -1,13 +1,6 @@
-import type { TranscriptWord } from '../../engine/engine.types';
 import { joinWords } from '../../engine/pipeline/transcript-assembly';
 import { formatNumbers } from './number-formatting';
-
-/** Words one second apart, each 0.5 s long. */
-export function timedWords(text: string): TranscriptWord[] {
-  return text
-    .split(' ')
-    .map((word, index) => ({ word, start: index, end: index + 0.5, speaker: 'SPEAKER_00' }));
-}
+import { timedWords } from './text.fixtures';
 
 describe('formatNumbers', () => {
   it.each([
