@@ -4,8 +4,9 @@
  * plus utterances whose numbers are no PII). Each utterance is redacted with every policy, twice: as the
  * recogniser wrote it, and after number formatting (the order the job applies the passes in).
  *
- * A found entity counts as right when its type is the expected one and its time span overlaps the expected
- * span; recall = expected entities found / expected, precision = right findings / findings.
+ * An expected entity counts as found when findings of its type cover all of its words (a partly redacted
+ * number still gives digits away); a finding is right when an expected entity of its type overlaps it.
+ * recall = expected entities found / expected, precision = right findings / findings.
  *
  *   npm run bench:pii
  */
@@ -60,7 +61,13 @@ function measure(utterances: readonly Utterance[], formatted: boolean): Map<PiiP
     for (const entity of expected) {
       const tally = tallies.get(entity.policy)!;
       tally.expected++;
-      if (found.some((one) => one.policy === entity.policy && overlaps(one, entity))) tally.recalled++;
+      if (
+        covered(
+          found.filter((one) => one.policy === entity.policy),
+          entity,
+        )
+      )
+        tally.recalled++;
       else misses.push(`${formatted ? 'formatted' : 'raw'} ${utterance.id}: missed ${entity.policy}`);
     }
     for (const one of found) {
@@ -72,6 +79,19 @@ function measure(utterances: readonly Utterance[], formatted: boolean): Map<PiiP
   }
   for (const miss of misses) console.error(`[bench] ${miss}`);
   return tallies;
+}
+
+/** Whether the spans together cover all of `entity` (a partly redacted number still gives digits away). */
+function covered(
+  spans: ReadonlyArray<{ start: number; end: number }>,
+  entity: { start: number; end: number },
+): boolean {
+  let reached = entity.start;
+  for (const span of [...spans].sort((a, b) => a.start - b.start)) {
+    if (span.start > reached + 0.5) break;
+    reached = Math.max(reached, span.end);
+  }
+  return reached >= entity.end;
 }
 
 const ratio = (part: number, whole: number): string => (whole === 0 ? '–' : fixed(part / whole, 3));

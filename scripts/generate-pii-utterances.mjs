@@ -133,6 +133,8 @@ const ENTITY = {
   },
   us_social_security_number: () => {
     const digits = `${pick(['123', '219', '458', '501'])}${digitsOf(2, '4')}${digitsOf(4, '1')}`;
+    // Spoken without "social security" before it: nine digits that read as a phone number.
+    if (random() < 0.15) return sayDigits(digits);
     return random() < 0.5
       ? `social security number is ${sayDigits(digits)}`
       : `${digits.slice(0, 3)}-${digits.slice(3, 5)}-${digits.slice(5)}`;
@@ -145,6 +147,8 @@ const ENTITY = {
       () => `${MONTHS[month]} ${ORDINALS[day]} ${sayYear(year)}`,
       () => `the ${ORDINALS[day]} of ${MONTHS[month]} ${sayYear(year)}`,
       () => `${month + 1}/${day + 1}/${year}`,
+      // A year alone: still a date of birth to a listener; the detector wants a month or a written date.
+      () => sayYear(year),
     ])();
   },
   email_address: () => {
@@ -153,7 +157,8 @@ const ENTITY = {
       pick(['doe', 'smith', 'mueller', 'chen']),
     ];
     const domain = pick(['example', 'acme', 'mailbox']);
-    const tld = pick(['com', 'org', 'de']);
+    // Some top-level domains the detector does not list.
+    const tld = pick(['com', 'org', 'de', 'com', 'org', 'de', 'xyz', 'shop']);
     return random() < 0.6
       ? `${first} dot ${last} at ${domain} dot ${tld}`
       : `${first}.${last}@${domain}.${tld}`;
@@ -208,6 +213,9 @@ const NEGATIVES = [
   'there were three hundred people at the event',
   'we met at the station at noon',
   'my birthday party is next week',
+  'last year we had forty thousand five hundred visitors',
+  'flight two four five leaves from gate twelve',
+  'the order ships in three to five days',
 ];
 
 const utterances = [];

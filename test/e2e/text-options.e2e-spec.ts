@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { strFromU8, unzipSync } from 'fflate';
 import { DataSource } from 'typeorm';
 import { FileStorage } from '../../src/storage/file-storage';
@@ -143,18 +144,18 @@ describe('Transcript text options', () => {
       expect(text).toContain('NUMBER_SEQUENCE');
       expect(text).not.toMatch(/600|six hundred/i);
     }
-    const [row] = (await t.app
-      .get(DataSource)
-      .query(`SELECT row_to_json(t)::text AS json FROM transcriptions t WHERE id = $1`, [done.id])) as Array<{
-      json: string;
-    }>;
+    const database = t.app.get(DataSource);
+    const [row] = await database.query<Array<{ json: string; storage_key: string }>>(
+      `SELECT row_to_json(t)::text AS json, storage_key FROM transcriptions t WHERE id = $1`,
+      [done.id],
+    );
     expect(row.json).not.toMatch(/600|six hundred/i);
 
     const served = await download(`/v1/transcriptions/${done.id}/audio`);
     expect(served.status).toBe(200);
     expect(served.headers['content-type']).toBe('audio/flac');
     const redacted = decodeSamples(served.body as Buffer);
-    const original = decodeSamples(execFileSync('cat', [NUMBERS]));
+    const original = decodeSamples(readFileSync(NUMBERS));
     expect(rms(original, marker.start, marker.end)).toBeGreaterThan(300);
     expect(rms(redacted, marker.start, marker.end)).toBe(0);
     // Outside the span (and its margin) the audio is the upload's, sample for sample.
@@ -162,21 +163,17 @@ describe('Transcript text options', () => {
       [0, marker.start - 0.2],
       [marker.end + 0.2, 6.5],
     ]) {
+      const first = Math.round(from * 16000);
       const difference = Int16Array.from(
-        original.subarray(from * 16000, to * 16000),
-        (sample, index) => sample - redacted[Math.round(from * 16000) + index],
+        original.subarray(first, Math.round(to * 16000)),
+        (sample, index) => sample - redacted[first + index],
       );
       expect(rms(difference, 0, to - from)).toBeLessThan(1);
     }
     // The unredacted upload is gone from the store.
-    const storageKey = (
-      (await t.app
-        .get(DataSource)
-        .query(`SELECT storage_key FROM transcriptions WHERE id = $1`, [done.id])) as Array<{
-        storage_key: string;
-      }>
-    )[0].storage_key;
-    await expect(t.app.get(FileStorage).size(storageKey.replace(/\.redacted\.flac$/, ''))).rejects.toThrow();
+    await expect(
+      t.app.get(FileStorage).size(row.storage_key.replace(/\.redacted\.flac$/, '')),
+    ).rejects.toThrow();
   }, 120_000);
 
   it.each([

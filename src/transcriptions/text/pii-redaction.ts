@@ -196,10 +196,13 @@ function findIbans(
         to = sequence.to;
       } else if (
         /^[a-z]$/.test(keys[index]) ||
-        (index === start && /^[a-z]{2}(\d[a-z0-9]*)?$/.test(keys[index]))
+        (index === start && (/^[a-z]{2}$/.test(keys[index]) || /^[a-z]{2}\d[a-z0-9]*$/.test(keys[index])))
       ) {
         piece = keys[index];
-      } else if (index > start && /^([a-z0-9]{1,4}|[a-z0-9]*\d[a-z0-9]*)$/.test(keys[index])) {
+      } else if (/\d/.test(keys[index]) && /^[a-z0-9]+$/.test(keys[index])) {
+        piece = keys[index];
+      } else if (compact.length === 4 && /^[a-z]{1,4}$/.test(keys[index])) {
+        // A bank code in letters right after the check digits ("GB29 NWBK …").
         piece = keys[index];
       } else {
         break;
@@ -305,6 +308,9 @@ function dateEndingAt(
     }
     return end;
   };
+  const year = sequenceAt.get(start);
+  // A year alone ("born in nineteen eighty five") is a date of birth too.
+  if (year && /^(19|20)\d\d$/.test(year.digits)) return year.to;
   if (MONTH_NAMES.has(keys[start])) {
     const end = afterNumbers(start + 1);
     return end > start ? end : null;
@@ -316,36 +322,29 @@ function dateEndingAt(
   return Math.max(monthAt, afterNumbers(monthAt + 1));
 }
 
-const TOP_LEVEL_DOMAINS = new Set([
-  'com',
-  'org',
-  'net',
-  'edu',
-  'gov',
-  'io',
-  'co',
-  'uk',
-  'de',
-  'fr',
-  'ch',
-  'at',
-  'eu',
-  'info',
-  'biz',
-  'us',
-  'ca',
-  'ai',
-  'app',
-  'dev',
-]);
-const WRITTEN_EMAIL = /^[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(\.[\p{L}\p{N}-]+)+$/u;
+/** A top-level domain as said: two to six letters ("com", "de", "shop"). */
+const TOP_LEVEL_DOMAIN = /^[a-z]{2,6}$/;
+const EMAIL_LOCAL_PART = /^[\p{L}\p{N}._%+-]+$/u;
+const EMAIL_DOMAIN = /^[\p{L}\p{N}-]+\.[\p{L}\p{N}.-]*[\p{L}\p{N}]$/u;
+
+/** "jane.doe@example.com" (one word as written; no nested quantifiers, so no catastrophic backtracking). */
+function isWrittenEmail(key: string): boolean {
+  const [local, domain, ...rest] = key.split('@');
+  return (
+    rest.length === 0 &&
+    domain !== undefined &&
+    EMAIL_LOCAL_PART.test(local) &&
+    EMAIL_DOMAIN.test(domain) &&
+    !domain.includes('..')
+  );
+}
 const LOCAL_PART_JOINERS = new Set(['dot', 'underscore', 'dash', 'hyphen']);
 
 /** Addresses written ("jane.doe@example.com") or said ("jane dot doe at example dot com"). */
 function findEmails(keys: readonly string[]): Array<Omit<PiiSpan, 'policy'>> {
   const found: Array<Omit<PiiSpan, 'policy'>> = [];
   keys.forEach((key, index) => {
-    if (WRITTEN_EMAIL.test(key)) {
+    if (isWrittenEmail(key)) {
       found.push({ from: index, to: index });
       return;
     }
@@ -356,9 +355,10 @@ function findEmails(keys: readonly string[]): Array<Omit<PiiSpan, 'policy'>> {
     let lastLabel = -1;
     while (keys[end + 1] === 'dot' && /^[\p{L}\p{N}-]+$/u.test(keys[end + 2] ?? '')) {
       end += 2;
-      if (TOP_LEVEL_DOMAINS.has(keys[end])) lastLabel = end;
+      if (TOP_LEVEL_DOMAIN.test(keys[end])) lastLabel = end;
     }
-    if (lastLabel < 0) return;
+    // "me at jane dot doe at example dot com": the address is the one before the last "at".
+    if (lastLabel < 0 || keys[lastLabel + 1] === 'at') return;
     let start = index - 1;
     while (start >= 2 && LOCAL_PART_JOINERS.has(keys[start - 1])) start -= 2;
     found.push({ from: start, to: lastLabel });
