@@ -1,21 +1,12 @@
 import type { TranscriptWord } from '../../engine/engine.types';
-import { findNumberRuns, readNumberGroup, type NumberGroup, type NumberRun } from './spoken-numbers';
+import {
+  findNumberRuns,
+  MONTH_NAMES,
+  readNumberGroup,
+  type NumberGroup,
+  type NumberRun,
+} from './spoken-numbers';
 import { applyReplacements, wordKeys, type WordReplacement } from './transcript-words';
-
-const MONTHS = new Set([
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-]);
 
 const CURRENCIES: Readonly<Record<string, string>> = {
   dollar: '$',
@@ -117,7 +108,7 @@ function formatGroup(keys: readonly string[], group: NumberGroup, isLast: boolea
     }
   }
   if (group.ordinal) {
-    const afterMonth = MONTHS.has(keys[group.from - 1] ?? '');
+    const afterMonth = MONTH_NAMES.has(keys[group.from - 1] ?? '');
     if (group.from === group.to && group.value < 10 && !afterMonth) return null;
     return { from: group.from, to, text: `${group.value}${ordinalSuffix(group.value)}` };
   }

@@ -99,15 +99,8 @@ describe('redactPii', () => {
 
   it('redacts only the policies asked for, and knows AssemblyAI’s names', () => {
     expect(joinWords(redactPii(words, ['email_address'], 'entity_name').words)).toContain('four one five');
-    expect(PII_POLICIES).toEqual(
-      expect.arrayContaining([
-        'email_address',
-        'phone_number',
-        'credit_card_number',
-        'banking_information',
-        'us_social_security_number',
-        'date_of_birth',
-      ]),
-    );
+    const required =
+      'email_address phone_number credit_card_number banking_information us_social_security_number date_of_birth';
+    expect(PII_POLICIES).toEqual(expect.arrayContaining(required.split(' ')));
   });
 });

@@ -1,5 +1,5 @@
 import type { TimeSpan, TranscriptWord } from '../../engine/engine.types';
-import { findNumberRuns, runDigits } from './spoken-numbers';
+import { findNumberRuns, MONTH_NAMES, runDigits } from './spoken-numbers';
 import { applyReplacements, splitWord, wordKeys, type WordReplacement } from './transcript-words';
 
 /** The entity types `redact_pii_policies` names (AssemblyAI's names for them). */
@@ -252,20 +252,6 @@ function findAccountNumbers(
   );
 }
 
-const MONTH_NAMES = new Set([
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-]);
 const BIRTH_CONTEXT = new Set(['born', 'birth', 'birthday', 'birthdate', 'dob']);
 const NUMERIC_DATE = /^\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}$/u;
 

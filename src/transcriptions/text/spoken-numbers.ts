@@ -4,6 +4,22 @@
  * say, whether or not the transcript is formatted.
  */
 
+/** Month names, which make the numbers around them a date ("march third"). */
+export const MONTH_NAMES: ReadonlySet<string> = new Set([
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+]);
+
 const UNITS: Readonly<Record<string, number>> = {
   zero: 0,
   one: 1,
