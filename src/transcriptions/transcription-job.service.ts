@@ -12,7 +12,7 @@ import { ProgressThrottle } from './progress-throttle';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { AudioRedactionService, type RedactedAudio } from './audio/audio-redaction.service';
 import { applyTextPasses } from './text/transcript-text-passes';
-import { NO_TEXT_OPTIONS, Transcription } from './transcription.entity';
+import { textOptionsOf, Transcription } from './transcription.entity';
 
 /**
  * What the queue processor should do with the attempt; `handed-back`: the worker is shutting down and the
@@ -89,7 +89,7 @@ export class TranscriptionJobService {
           },
         );
         // The recogniser's own words live only in memory: what is stored has been through the text passes.
-        const textOptions = transcription.textOptions ?? NO_TEXT_OPTIONS;
+        const textOptions = textOptionsOf(transcription);
         const passed = applyTextPasses(recognised.words, textOptions);
         const redacted =
           textOptions.redactPii?.audio && passed.redactedSpans.length > 0

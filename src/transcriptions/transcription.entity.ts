@@ -18,13 +18,18 @@ export const TRANSCRIPTION_STATUSES = ['queued', 'processing', 'completed', 'fai
 export type TranscriptionStatus = (typeof TRANSCRIPTION_STATUSES)[number];
 export { MODEL_TIERS } from '../common/model-tier-catalogue';
 
-/** What a job without any text option stores (rows older than the column have it too). */
+/** What a job asked for no text option (rows older than the column store `{}`). */
 export const NO_TEXT_OPTIONS: TranscriptTextOptions = {
   customSpelling: [],
   formatNumbers: false,
   filterProfanity: false,
   redactPii: null,
 };
+
+/** The text passes a job asked for, whatever its row's age. */
+export function textOptionsOf(transcription: Pick<Transcription, 'textOptions'>): TranscriptTextOptions {
+  return { ...NO_TEXT_OPTIONS, ...transcription.textOptions };
+}
 
 export interface TranscriptionResultJson {
   words: TranscriptWord[];
@@ -109,8 +114,8 @@ export class Transcription {
    * The text passes the job applies to its transcript before it is stored (custom spelling, number formatting,
    * profanity filter, PII redaction); the recogniser's own words are never stored when any of them is on.
    */
-  @Column({ name: 'text_options', type: 'jsonb', default: () => `'${JSON.stringify(NO_TEXT_OPTIONS)}'` })
-  textOptions: TranscriptTextOptions;
+  @Column({ name: 'text_options', type: 'jsonb', default: () => "'{}'" })
+  textOptions: Partial<TranscriptTextOptions>;
 
   @Column({ name: 'result_text', type: 'text', nullable: true })
   resultText: string | null;

@@ -1,5 +1,5 @@
 import { microToEur } from '../common/money';
-import { NO_TEXT_OPTIONS, type Transcription } from './transcription.entity';
+import { textOptionsOf, type Transcription } from './transcription.entity';
 
 /** The summary form of the list (never resultJson, mimeType, userId or directoryId). */
 export function toTranscriptionSummary(t: Transcription) {
@@ -31,7 +31,7 @@ export function toTranscriptionDetail(t: Transcription) {
     directoryId: t.workspaceId,
     resultJson: t.resultJson && t.resultJson.words.length > 0 ? t.resultJson : null,
     metadata: t.metadata,
-    ...textOptionsOf(t),
+    ...textOptionFields(t),
     estimatedCost: estimatedCostOf(t),
     audioDeletedAt: t.audioDeletedAt,
     transcriptDeletedAt: t.transcriptDeletedAt,
@@ -56,8 +56,8 @@ function estimatedCostOf(t: Transcription): number | null {
 }
 
 /** The text passes the job was asked for, named as the upload fields are (camelCase). */
-function textOptionsOf(t: Transcription) {
-  const options = t.textOptions ?? NO_TEXT_OPTIONS;
+function textOptionFields(t: Transcription) {
+  const options = textOptionsOf(t);
   return {
     customSpelling: options.customSpelling,
     formatNumbers: options.formatNumbers,
