@@ -151,7 +151,8 @@ async function measureService(
   file: string,
   reference: string,
 ): Promise<ServiceMeasurement> {
-  const run = await transcribeThroughService(target, file, { language: 'en' });
+  // Numbers as the recogniser wrote them, as the other columns see them (format_numbers is on by default).
+  const run = await transcribeThroughService(target, file, { language: 'en', format_numbers: 'false' });
   const { transcription } = run;
   if (transcription.status !== 'completed') {
     console.error(
@@ -341,7 +342,7 @@ async function longFile(clips: Clip[], directory: string, service: ServiceTarget
       fixed(cli.seconds / duration, 3),
     ]);
     started = process.hrtime.bigint();
-    const run = await transcribeThroughService(service, mp3, { language: 'en' });
+    const run = await transcribeThroughService(service, mp3, { language: 'en', format_numbers: 'false' });
     const took = seconds(started);
     rows.push([
       `service end to end (${run.transcription.status}; upload ${fixed(run.uploadSeconds)} s, server ${run.serverSeconds === null ? '–' : fixed(run.serverSeconds)} s; speakers ${run.transcription.speakerCount ?? '–'})`,

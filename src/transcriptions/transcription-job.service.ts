@@ -10,7 +10,9 @@ import { FileStorage } from '../storage/file-storage';
 import { WebhookEventsOutbox } from '../webhooks/events/webhook-events-outbox.service';
 import { ProgressThrottle } from './progress-throttle';
 import { TranscriptionEventsService } from './transcription-events.service';
-import { Transcription } from './transcription.entity';
+import { AudioRedactionService, type RedactedAudio } from './audio/audio-redaction.service';
+import { applyTextPasses } from './text/transcript-text-passes';
+import { textOptionsOf, Transcription } from './transcription.entity';
 
 /**
  * What the queue processor should do with the attempt; `handed-back`: the worker is shutting down and the
@@ -41,6 +43,7 @@ export class TranscriptionJobService {
     private readonly billing: TranscriptionBilling,
     private readonly metrics: MetricsService,
     private readonly webhookEvents: WebhookEventsOutbox,
+    private readonly audioRedaction: AudioRedactionService,
   ) {}
 
   /** Stops a running job of this process (its transcription was deleted). */
@@ -64,8 +67,9 @@ export class TranscriptionJobService {
     const elapsedSeconds = (): number => (Date.now() - attemptStarted) / 1000;
     try {
       // Remote stores download to a temporary file that is removed when the engine is done with it.
-      const result = await this.storage.withLocalFile(transcription.storageKey ?? '', (audioPath) =>
-        this.engine.run(
+      const sourceKey = transcription.storageKey ?? '';
+      const { result, redactedAudio } = await this.storage.withLocalFile(sourceKey, async (audioPath) => {
+        const recognised = await this.engine.run(
           {
             audioPath,
             model: transcription.model,
@@ -83,9 +87,17 @@ export class TranscriptionJobService {
                 `Transcription ${transcriptionId} attempt ${attempt.number}: engine peak memory ${Math.round(usage.peakRssBytes / 1048576)} MB, CPU ${usage.cpuSeconds.toFixed(1)} s`,
               ),
           },
-        ),
-      );
-      const finished = await this.complete(transcriptionId, result);
+        );
+        // The recogniser's own words live only in memory: what is stored has been through the text passes.
+        const textOptions = textOptionsOf(transcription);
+        const passed = applyTextPasses(recognised.words, textOptions);
+        const redacted =
+          textOptions.redactPii?.audio && passed.redactedSpans.length > 0
+            ? await this.audioRedaction.store(audioPath, sourceKey, passed.redactedSpans, controller.signal)
+            : null;
+        return { result: { ...recognised, text: passed.text, words: passed.words }, redactedAudio: redacted };
+      });
+      const finished = await this.complete(transcriptionId, result, redactedAudio);
       this.metrics.recordJobFinished(transcription.model, finished, elapsedSeconds(), result.duration);
       return 'done';
     } catch (error) {
@@ -168,7 +180,13 @@ export class TranscriptionJobService {
       .execute();
   }
 
-  private async complete(transcriptionId: string, result: TranscribeResult): Promise<Transcription | null> {
+  /** With `redactedAudio`, the redacted copy replaces the upload (removed once the swap is committed). */
+  private async complete(
+    transcriptionId: string,
+    result: TranscribeResult,
+    redactedAudio: RedactedAudio | null = null,
+  ): Promise<Transcription | null> {
+    const replacedKey: { key?: string | null } = {};
     const outcome = await this.dataSource.transaction(async (tx) => {
       const transcription = await this.lockOpen(tx, transcriptionId);
       if (!transcription) return null;
@@ -189,6 +207,10 @@ export class TranscriptionJobService {
         errorMessage: null,
         completedAt,
       });
+      if (redactedAudio) {
+        replacedKey.key = transcription.storageKey;
+        Object.assign(transcription, redactedAudio);
+      }
       await tx.getRepository(Transcription).save(transcription);
       await this.webhookEvents.record(tx, {
         type: 'transcription.completed',
@@ -208,6 +230,12 @@ export class TranscriptionJobService {
       });
       return transcription;
     });
+    if (redactedAudio) {
+      // The unredacted upload goes once the redacted copy is the job's audio; a job that did not complete
+      // (deleted meanwhile, refused by billing) keeps its upload and loses the copy.
+      const obsolete = outcome?.status === 'completed' ? replacedKey.key : redactedAudio.storageKey;
+      if (obsolete) await this.storage.delete(obsolete).catch(() => undefined);
+    }
     if (outcome)
       await this.events.publish(transcriptionId, { status: outcome.status, progress: outcome.progress });
     return outcome;

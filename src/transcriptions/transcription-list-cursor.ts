@@ -43,7 +43,8 @@ export async function pageAfterCursor(
   builder.orderBy(`${alias}.created_on`, 'DESC').addOrderBy(`${alias}.id`, 'DESC');
   if (cursor === undefined) return builder;
   const anchor = await listPosition(manager, workspaceId, cursor.toLowerCase());
-  if (!anchor) throw ProblemException.field('cursor', 'cursor does not name a transcription of this workspace');
+  if (!anchor)
+    throw ProblemException.field('cursor', 'cursor does not name a transcription of this workspace');
   return builder.andWhere(`(${alias}.created_on, ${alias}.id) < (:anchorCreated, :anchorId)`, {
     anchorCreated: anchor.createdOn,
     anchorId: anchor.id,

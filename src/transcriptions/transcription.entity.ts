@@ -12,10 +12,24 @@ import { User } from '../account/user.entity';
 import { Workspace } from '../account/workspace.entity';
 import { bigintNumber } from '../common/database/bigint-number.transformer';
 import type { ModelTier, SpeakerHints, TranscriptWord } from '../engine/engine.types';
+import type { TranscriptTextOptions } from './text/text-options';
 
 export const TRANSCRIPTION_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 export type TranscriptionStatus = (typeof TRANSCRIPTION_STATUSES)[number];
 export { MODEL_TIERS } from '../common/model-tier-catalogue';
+
+/** What a job asked for no text option (rows older than the column store `{}`). */
+export const NO_TEXT_OPTIONS: TranscriptTextOptions = {
+  customSpelling: [],
+  formatNumbers: false,
+  filterProfanity: false,
+  redactPii: null,
+};
+
+/** The text passes a job asked for, whatever its row's age. */
+export function textOptionsOf(transcription: Pick<Transcription, 'textOptions'>): TranscriptTextOptions {
+  return { ...NO_TEXT_OPTIONS, ...transcription.textOptions };
+}
 
 export interface TranscriptionResultJson {
   words: TranscriptWord[];
@@ -95,6 +109,13 @@ export class Transcription {
   /** The caller's `metadata` (string values only; upload-options.ts checks it); echoed in webhooks. */
   @Column({ type: 'jsonb', default: () => "'{}'" })
   metadata: Record<string, string>;
+
+  /**
+   * The text passes the job applies to its transcript before it is stored (custom spelling, number formatting,
+   * profanity filter, PII redaction); the recogniser's own words are never stored when any of them is on.
+   */
+  @Column({ name: 'text_options', type: 'jsonb', default: () => "'{}'" })
+  textOptions: Partial<TranscriptTextOptions>;
 
   @Column({ name: 'result_text', type: 'text', nullable: true })
   resultText: string | null;

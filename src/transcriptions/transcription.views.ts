@@ -1,5 +1,5 @@
 import { microToEur } from '../common/money';
-import type { Transcription } from './transcription.entity';
+import { textOptionsOf, type Transcription } from './transcription.entity';
 
 /** The summary form of the list (never resultJson, mimeType, userId or directoryId). */
 export function toTranscriptionSummary(t: Transcription) {
@@ -32,6 +32,7 @@ export function toTranscriptionDetail(t: Transcription) {
     directoryId: t.workspaceId,
     resultJson: t.resultJson && t.resultJson.words.length > 0 ? t.resultJson : null,
     metadata: t.metadata,
+    ...textOptionFields(t),
     audioDeletedAt: t.audioDeletedAt,
     transcriptDeletedAt: t.transcriptDeletedAt,
   };
@@ -52,4 +53,18 @@ export function toCreatedTranscription(t: Transcription) {
 /** EUR quoted at creation (0 on a free transcription); null when the upload stated no duration. */
 function estimatedCostOf(t: Transcription): number | null {
   return t.estimatedCostMicro === null ? null : microToEur(t.estimatedCostMicro);
+}
+
+/** The text passes the job was asked for, named as the upload fields are (camelCase). */
+function textOptionFields(t: Transcription) {
+  const options = textOptionsOf(t);
+  return {
+    customSpelling: options.customSpelling,
+    formatNumbers: options.formatNumbers,
+    filterProfanity: options.filterProfanity,
+    redactPii: options.redactPii !== null,
+    redactPiiPolicies: options.redactPii?.policies ?? [],
+    redactPiiSub: options.redactPii?.substitution ?? null,
+    redactPiiAudio: options.redactPii?.audio ?? false,
+  };
 }

@@ -12,6 +12,7 @@ import { TranscriptionJobService } from './transcription-job.service';
 import { TranscriptionQueue } from './transcription-queue.service';
 import { Transcription } from './transcription.entity';
 import { TranscriptionProcessor } from './transcription.processor';
+import { AudioRedactionService } from './audio/audio-redaction.service';
 import { TranscriptionAudioService } from './audio/transcription-audio.service';
 import { TranscriptionsController } from './transcriptions.controller';
 import { TranscriptionsService } from './transcriptions.service';
@@ -36,6 +37,7 @@ import { TranscriptionUploadService } from './upload/transcription-upload.servic
     TranscriptionJobService,
     TranscriptionProcessor,
     TranscriptionAudioService,
+    AudioRedactionService,
   ],
   exports: [
     TranscriptionsService,

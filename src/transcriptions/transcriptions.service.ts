@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal';
 import { TranscriptionBilling } from '../billing/transcription-billing.service';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
+import { EngineTiers } from '../engine/tiers/engine-tiers';
 import { FileStorage } from '../storage/file-storage';
 import { VocabulariesService } from '../vocabularies/vocabularies.service';
 import { EXPORT_FORMATS, isExportFormat, type RenderedExport } from './export/export.types';
@@ -39,6 +40,7 @@ export class TranscriptionsService {
     private readonly config: AppConfig,
     private readonly languagePolicy: TierLanguagePolicy,
     private readonly billing: TranscriptionBilling,
+    private readonly engineTiers: EngineTiers,
   ) {}
 
   /**
@@ -88,6 +90,10 @@ export class TranscriptionsService {
           prompt: options.prompt,
           speakerHints: options.speakers,
           metadata: options.metadata,
+          textOptions: {
+            ...options.text,
+            formatNumbers: options.text.formatNumbers ?? this.engineTiers.spellsNumbersOut(options.model),
+          },
           usesFreeTranscription: usesFree,
           estimatedCostMicro: estimateMicro,
           requestId: currentRequestId(),

@@ -1511,7 +1511,72 @@ export interface components {
              *     on the field `metadata`.
              */
             metadata?: string;
+            /**
+             * @description Extension: a JSON array text of at most 100 `{"from": ["…"], "to": "…"}` entries (1 to 10 `from`
+             *     texts each; every text 1 to 64 characters), e.g. `[{"from":["cooper netties"],"to":"Kubernetes"}]`.
+             *     Each word or phrase of `from` is matched case-insensitively on whole words and written as `to`,
+             *     exactly as given. Anything else is 422 `validation` on `custom_spelling`.
+             */
+            custom_spelling?: string;
+            /**
+             * @description Extension: numbers said as words are written as digits: cardinals, ordinals, years, times,
+             *     percentages, currency amounts, decimals and digit runs ("twenty five percent" → "25%", "nineteen
+             *     ninety nine" → "1999"); a number's words become one word timed from the first one's start to the
+             *     last one's end. A lone number word below ten stays a word unless a unit follows. Default: `true` on
+             *     tiers whose recogniser writes numbers as words (PocketSphinx), `false` on Whisper tiers (they write
+             *     digits themselves). The detail's `formatNumbers` shows what applied.
+             * @enum {string}
+             */
+            format_numbers?: "true" | "false";
+            /**
+             * @description Extension: profane words (the English list of the npm package `@2toad/profanity`) are written as
+             *     their first letter and asterisks ("s***"). Default `false`.
+             * @enum {string}
+             */
+            filter_profanity?: "true" | "false";
+            /**
+             * @description Extension: the entities of `redact_pii_policies` are replaced in `resultText`, `resultJson.words`
+             *     and every export; the unredacted text is never stored. Numbers said as words are found as well as
+             *     digits. Default `false`.
+             * @enum {string}
+             */
+            redact_pii?: "true" | "false";
+            /**
+             * @description Extension, required with `redact_pii=true` (else 422 `validation`): a JSON array text of
+             *     `PiiPolicy` names (`["phone_number","email_address"]`) or the names separated by commas. An
+             *     unknown name, or the field without `redact_pii=true`, is 422 `validation` on `redact_pii_policies`.
+             */
+            redact_pii_policies?: string;
+            redact_pii_sub?: components["schemas"]["PiiSubstitution"];
+            /**
+             * @description Extension, only with `redact_pii=true` (else 422 `validation`): the stored audio is silenced over
+             *     every redacted span (0.1 s either side) and kept as FLAC (`mimeType` `audio/flac`) in place of the
+             *     upload, so `GET …/audio` and the player serve only the redacted audio. Default `false`.
+             * @enum {string}
+             */
+            redact_pii_audio?: "true" | "false";
         } & (unknown | unknown);
+        /**
+         * @description An entity type of PII redaction, named as AssemblyAI names it. `credit_card_number`: 13–19 digits
+         *     passing the Luhn check; `banking_information`: an IBAN passing its mod-97 check, or 6–17 digits after
+         *     "account", "routing", "IBAN" or "sort"; `us_social_security_number`: 123-45-6789 as written, or nine
+         *     digits said after "social security"/"SSN"; `date_of_birth`: a date within six words after "born",
+         *     "birth", "birthday" or "DOB"; `phone_number`: 7–15 digits; `number_sequence`: any other run of 5 digits
+         *     or more.
+         * @enum {string}
+         */
+        PiiPolicy: "email_address" | "phone_number" | "credit_card_number" | "banking_information" | "us_social_security_number" | "date_of_birth" | "number_sequence";
+        /**
+         * @description Extension, only with `redact_pii=true`: `entity_name` (default) writes a redacted entity as its type
+         *     (`[PHONE_NUMBER]`, one word timed over the entity's words); `hash` writes each of its characters as
+         *     `#`, word by word, each word keeping its own times.
+         * @enum {string}
+         */
+        PiiSubstitution: "entity_name" | "hash";
+        CustomSpelling: {
+            from: string[];
+            to: string;
+        };
         /**
          * Format: uri
          * @description Extension (not in the spec): the URL of the audio instead of a `file` part. The service fetches it
@@ -1544,6 +1609,13 @@ export interface components {
             min_speakers?: number;
             max_speakers?: number;
             metadata?: components["schemas"]["TranscriptionMetadata"];
+            custom_spelling?: components["schemas"]["CustomSpelling"][];
+            format_numbers?: boolean;
+            filter_profanity?: boolean;
+            redact_pii?: boolean;
+            redact_pii_policies?: string | components["schemas"]["PiiPolicy"][];
+            redact_pii_sub?: components["schemas"]["PiiSubstitution"];
+            redact_pii_audio?: boolean;
         };
         TranscriptionAccepted: {
             /** Format: uuid */
@@ -1682,6 +1754,20 @@ export interface components {
             /** @description Null while queued or processing, when the engine returned no words, or once retention deleted the transcript (`transcriptDeletedAt`). */
             resultJson: components["schemas"]["TranscriptionResult"] | null;
             metadata?: components["schemas"]["TranscriptionMetadata"];
+            /** @description Extension (text options, always sent): the upload's `custom_spelling`; `[]` when none. */
+            customSpelling?: components["schemas"]["CustomSpelling"][];
+            /** @description Extension (text options, always sent): whether numbers were written as digits (the upload's `format_numbers`, or the tier's default). */
+            formatNumbers?: boolean;
+            /** @description Extension (text options, always sent). */
+            filterProfanity?: boolean;
+            /** @description Extension (text options, always sent). */
+            redactPii?: boolean;
+            /** @description Extension (text options, always sent); `[]` without redaction. */
+            redactPiiPolicies?: components["schemas"]["PiiPolicy"][];
+            /** @description Extension (text options, always sent); null without redaction. */
+            redactPiiSub?: components["schemas"]["PiiSubstitution"] | null;
+            /** @description Extension (text options, always sent). */
+            redactPiiAudio?: boolean;
             estimatedCost?: components["schemas"]["EstimatedCost"];
             /**
              * Format: date-time

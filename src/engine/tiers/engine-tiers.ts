@@ -67,6 +67,14 @@ export class EngineTiers {
     return language === 'auto' || languages === 'all' || languages.has(language.toLowerCase());
   }
 
+  /**
+   * Whether the tier's recogniser writes numbers as words ("twenty five"): PocketSphinx does, Whisper-family
+   * recognisers write digits. Number formatting is on by default for such tiers.
+   */
+  spellsNumbersOut(tier: ModelTier): boolean {
+    return this.tiers[tier].recognizer === 'pocketsphinx';
+  }
+
   /** Plain JSON (Sets become sorted arrays) for `engine:tiers`. */
   toJSON(): Record<string, unknown> {
     return {

@@ -5,6 +5,7 @@ import type { ModelTier, SpeakerHints } from '../../engine/engine.types';
 import { LANGUAGE_CODES } from '../../languages/languages';
 import { MAX_VOCABULARY_WORD_LENGTH } from '../../vocabularies/vocabulary-word';
 import { MODEL_TIERS } from '../transcription.entity';
+import { parseTextOptions, type RequestedTextOptions, TEXT_OPTION_FIELDS } from '../text/text-options';
 
 export interface UploadOptions {
   model: ModelTier;
@@ -17,6 +18,8 @@ export interface UploadOptions {
   speakers: SpeakerHints;
   /** The caller's own labels, stored and echoed back (detail, webhooks); `{}` when none. */
   metadata: Record<string, string>;
+  /** Custom spelling, number formatting, the profanity filter and PII redaction (text/text-options.ts). */
+  text: RequestedTextOptions;
 }
 
 export const MAX_VOCABULARY_WORDS = 500;
@@ -34,6 +37,7 @@ const KNOWN_FIELDS = new Set([
   'min_speakers',
   'max_speakers',
   'metadata',
+  ...TEXT_OPTION_FIELDS,
 ]);
 
 /** Reads and checks the text fields of an upload; each failure is the problem the spec names for it. */
@@ -56,6 +60,7 @@ export function parseUploadOptions(fields: Record<string, string>): UploadOption
     prompt: null,
     speakers: parseSpeakerHints(fields),
     metadata: parseMetadata(fields.metadata),
+    text: parseTextOptions(fields),
   };
 }
 
