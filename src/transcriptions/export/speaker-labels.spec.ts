@@ -19,4 +19,12 @@ describe('createSpeakerLabeler', () => {
     expect(label(null)).toBeNull();
     expect(label('SPEAKER_09')).toBeNull();
   });
+
+  it('labels a named speaker with its name; the others keep their numbers by first appearance', () => {
+    const label = createSpeakerLabeler([{ speaker: 'B' }, { speaker: 'A' }, { speaker: 'C' }], {
+      A: 'Alice',
+      toString: 'ignored',
+    });
+    expect([label('B'), label('A'), label('C')]).toEqual(['Speaker 1', 'Alice', 'Speaker 3']);
+  });
 });
