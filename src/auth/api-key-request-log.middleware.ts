@@ -1,5 +1,5 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
-import type { NextFunction, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { requestPath } from '../common/http/request-path';
 import { ApiKeyRequestLog } from './api-key-request-log.service';
 import type { RequestWithAuth } from './principal';
@@ -15,7 +15,7 @@ export const CLIENT_CLOSED_REQUEST = 499;
 export class ApiKeyRequestLogMiddleware implements NestMiddleware {
   constructor(private readonly log: ApiKeyRequestLog) {}
 
-  use(request: RequestWithAuth, response: Response, next: NextFunction): void {
+  use(request: RequestWithAuth & Pick<Request, 'id'>, response: Response, next: NextFunction): void {
     const at = new Date();
     const started = process.hrtime.bigint();
     response.once('close', () => {
@@ -29,7 +29,7 @@ export class ApiKeyRequestLogMiddleware implements NestMiddleware {
         path: requestPath(request),
         status: response.headersSent ? response.statusCode : CLIENT_CLOSED_REQUEST,
         durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e6),
-        requestId: String((request as RequestWithAuth & { id?: unknown }).id ?? ''),
+        requestId: typeof request.id === 'string' ? request.id : '',
       });
     });
     next();

@@ -177,12 +177,12 @@ describe('API key request log, key expiry and speaker names', () => {
     const result = await t.app.get(RetentionPurgeService).purgeExpired();
     expect(result.requestLogEntriesDeleted).toBeGreaterThanOrEqual(1);
     expect(await ids()).toEqual(['fresh']);
-    const [{ count }] = (await t.app
+    const [{ count }] = await t.app
       .get(DataSource)
-      .query(
+      .query<Array<{ count: number }>>(
         `SELECT count(*)::int AS count FROM api_key_requests WHERE at <= now() - $1 * INTERVAL '1 day'`,
         [t.config.API_KEY_REQUEST_LOG_DAYS],
-      )) as Array<{ count: number }>;
+      );
     expect(count).toBe(0);
   });
 
