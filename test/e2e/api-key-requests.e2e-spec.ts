@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { ApiKeyRequestLog } from '../../src/auth/api-key-request-log.service';
+import { ApiKeyRequestLog, type ApiKeyRequestView } from '../../src/auth/api-key-request-log.service';
 import { RetentionPurgeService } from '../../src/transcriptions/retention/retention-purge.service';
 import { eventually } from '../support/eventually';
 import { expectMatchesSpec } from '../support/openapi-contract';
@@ -9,14 +9,7 @@ import { insertTranscription } from '../support/transcriptions';
 const PROBLEMS = 'https://errors.transcription.example/problems';
 const DAY_MS = 86_400_000;
 
-interface LoggedRequest {
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-  durationMs: number;
-  requestId: string;
-}
+type LoggedRequest = ApiKeyRequestView;
 
 /** The request log of API keys, key expiry set at creation, and speaker names (dashboard extensions). */
 describe('API key request log, key expiry and speaker names', () => {

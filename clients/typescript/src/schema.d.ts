@@ -102,6 +102,9 @@ export interface paths {
          *       needs `Authorization: Bearer <accessToken>`, which the page keeps in memory (CSRF: a cross-site page
          *       can make the browser send cookies, never read the token). A present `Authorization` or `X-API-KEY`
          *       header wins over the cookie.
+         *     - `stt_signed_in` (extension): the value `1`, `Path=/app`, the refresh token's `Max-Age`, **not**
+         *       `HttpOnly`: no credential, only a hint the dashboard's page reads to ask `refreshSession` for a session
+         *       on load only when one may exist (a visitor who never signed in gets no 401 probe).
          *
          *     A successful sign-in also sets `stt_device` (`Path=/v1/auth/login`, a year; `Secure` and named
          *     `__Secure-stt_device` where the session cookies are): the browser is then a *known device* of the account.
@@ -211,7 +214,8 @@ export interface paths {
         put?: never;
         /**
          * Sign out
-         * @description Revokes the sign-in of the `stt_refresh` cookie (if any) and clears both cookies (`Max-Age=0`). Needs
+         * @description Revokes the sign-in of the `stt_refresh` cookie (if any) and clears the cookies (`Max-Age=0`; also the
+         *     page's `stt_signed_in` hint). Needs
          *     no credential and always answers 204. The sign-in's access tokens are refused from then on, as a
          *     header or as the `stt_session` cookie (401 `invalid-token`); the user's other sign-ins go on.
          */
@@ -2434,7 +2438,9 @@ export interface components {
                  * @description `stt_session=<access JWT>; Max-Age=<access TTL>; Path=/v1; HttpOnly; SameSite=Strict` and
                  *     `stt_refresh=<refresh token>; Max-Age=<refresh TTL>; Path=/v1/auth; HttpOnly; SameSite=Strict`;
                  *     outside `NODE_ENV=development`/`test` (unless `COOKIE_SECURE=false`) both are `Secure` and named
-                 *     `__Secure-stt_session` and `__Secure-stt_refresh`.
+                 *     `__Secure-stt_session` and `__Secure-stt_refresh`. Also the page's hint
+                 *     `stt_signed_in=1; Max-Age=<refresh TTL>; Path=/app; SameSite=Strict` (not HttpOnly; `Secure` and
+                 *     prefixed likewise).
                  */
                 "Set-Cookie": string;
                 "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
@@ -2838,7 +2844,7 @@ export interface operations {
             /** @description Signed out; both cookies are cleared. */
             204: {
                 headers: {
-                    /** @description `stt_session=; Path=/v1; Expires=<past>` and `stt_refresh=; Path=/v1/auth; Expires=<past>`. */
+                    /** @description `stt_session=; Path=/v1; Expires=<past>`, `stt_refresh=; Path=/v1/auth; Expires=<past>` and `stt_signed_in=; Path=/app; Expires=<past>`. */
                     "Set-Cookie": string;
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
