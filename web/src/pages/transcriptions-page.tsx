@@ -15,6 +15,7 @@ import {
 import { BASE, navigate } from '../router';
 import { useClient } from '../session-context';
 import { textField } from '../logic/form-fields';
+import { isTerminal } from '../logic/job-progress';
 import { formatEur } from '../logic/money';
 import { metadataField } from '../logic/playground-fields';
 import { PlaygroundRequest } from '../logic/request-code';
@@ -208,6 +209,14 @@ export function TranscriptionsPage() {
   const [error, setError] = useState<string | null>(null);
   const [reloads, setReloads] = useState(0);
   const live = useLiveProgress(items);
+  // A job that just finished is read again: its cost, or the reason it failed, come with the record.
+  const finished = items
+    .filter((item) => !isTerminal(item.status) && live[item.id] && isTerminal(live[item.id].status))
+    .map((item) => item.id)
+    .join(',');
+  useEffect(() => {
+    if (finished) setReloads((n) => n + 1);
+  }, [finished]);
 
   const current = paging.current;
   useEffect(() => {
