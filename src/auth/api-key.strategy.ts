@@ -30,6 +30,7 @@ async function principalForKey(apiKeys: ApiKeyService, apiKey: string): Promise<
     userId: key.userId,
     credential: 'api-key',
     rateLimitKey: `key:${key.id}`,
+    apiKeyId: key.id,
   };
 }
 

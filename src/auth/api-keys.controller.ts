@@ -1,7 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ResourceIdPipe } from '../common/http/resource-id.pipe';
 import { ApiKeyView, ApiKeysService, CreatedApiKeyView } from './api-keys.service';
-import { CreateApiKeyDto } from './api-keys.dto';
+import { ApiKeyRequestLog, ApiKeyRequestView } from './api-key-request-log.service';
+import { CreateApiKeyDto, ListApiKeyRequestsQueryDto, toStatusFilter } from './api-keys.dto';
 import { CurrentPrincipal } from './current-principal.decorator';
 import type { Principal } from './principal';
 import { SessionOnly } from './session-only.decorator';
@@ -10,7 +11,10 @@ import { SessionOnly } from './session-only.decorator';
 @SessionOnly()
 @Controller('v1/api-keys')
 export class ApiKeysController {
-  constructor(private readonly apiKeys: ApiKeysService) {}
+  constructor(
+    private readonly apiKeys: ApiKeysService,
+    private readonly requestLog: ApiKeyRequestLog,
+  ) {}
 
   @Get()
   async list(@CurrentPrincipal() principal: Principal): Promise<{ data: ApiKeyView[] }> {
@@ -22,7 +26,7 @@ export class ApiKeysController {
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateApiKeyDto,
   ): Promise<{ data: CreatedApiKeyView }> {
-    return { data: await this.apiKeys.create(principal, body.name) };
+    return { data: await this.apiKeys.create(principal, body.name, body.expiresInDays) };
   }
 
   @Delete(':id')
@@ -32,5 +36,19 @@ export class ApiKeysController {
     @Param('id', ResourceIdPipe) id: string,
   ): Promise<void> {
     await this.apiKeys.revoke(principal.workspaceId, id);
+  }
+
+  @Get(':id/requests')
+  async requests(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+    @Query() query: ListApiKeyRequestsQueryDto,
+  ): Promise<{ data: ApiKeyRequestView[] }> {
+    return {
+      data: await this.requestLog.list(principal.workspaceId, id, {
+        limit: query.limit,
+        status: toStatusFilter(query.status),
+      }),
+    };
   }
 }

@@ -10,6 +10,7 @@ export interface ApiKeyView {
   prefix: string;
   createdAt: string;
   lastUsedAt: string | null;
+  expiresAt: string | null;
 }
 
 export interface CreatedApiKeyView extends ApiKeyView {
@@ -24,6 +25,7 @@ function toView(key: ApiKey): ApiKeyView {
     prefix: key.prefix,
     createdAt: key.createdOn.toISOString(),
     lastUsedAt: key.lastUsedOn?.toISOString() ?? null,
+    expiresAt: key.expiresOn?.toISOString() ?? null,
   };
 }
 
@@ -36,8 +38,11 @@ export class ApiKeysService {
     return (await this.apiKeys.listLive(workspaceId)).map(toView);
   }
 
-  async create(principal: Principal, name: string): Promise<CreatedApiKeyView> {
-    const created = await this.apiKeys.create(principal.workspaceId, principal.userId, { name: name.trim() });
+  async create(principal: Principal, name: string, expiresInDays?: number): Promise<CreatedApiKeyView> {
+    const created = await this.apiKeys.create(principal.workspaceId, principal.userId, {
+      name: name.trim(),
+      expiresInDays,
+    });
     return { ...toView(created.key), key: created.apiKey };
   }
 

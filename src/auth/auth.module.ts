@@ -4,6 +4,9 @@ import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { User } from '../account/user.entity';
 import { ApiKey } from './api-key.entity';
+import { ApiKeyRequest } from './api-key-request.entity';
+import { ApiKeyRequestLog } from './api-key-request-log.service';
+import { ApiKeyRequestLogMiddleware } from './api-key-request-log.middleware';
 import { ApiKeyService } from './api-key.service';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysService } from './api-keys.service';
@@ -15,11 +18,13 @@ import { SessionCookies } from './session/session-cookies';
 import { TokenService } from './token.service';
 
 @Module({
-  imports: [PassportModule, TypeOrmModule.forFeature([ApiKey, User])],
+  imports: [PassportModule, TypeOrmModule.forFeature([ApiKey, ApiKeyRequest, User])],
   controllers: [ApiKeysController],
   providers: [
     ApiKeyService,
     ApiKeysService,
+    ApiKeyRequestLog,
+    ApiKeyRequestLogMiddleware,
     TokenService,
     JwtStrategy,
     ApiKeyHeaderStrategy,
@@ -28,6 +33,13 @@ import { TokenService } from './token.service';
     SessionCookies,
     { provide: APP_GUARD, useClass: AuthenticationGuard },
   ],
-  exports: [ApiKeyService, TokenService, CredentialResolver, SessionCookies],
+  exports: [
+    ApiKeyService,
+    TokenService,
+    CredentialResolver,
+    SessionCookies,
+    ApiKeyRequestLog,
+    ApiKeyRequestLogMiddleware,
+  ],
 })
 export class AuthModule {}

@@ -9,6 +9,8 @@ export interface Principal {
   credential: 'api-key' | 'jwt';
   /** Rate-limit bucket: per API key, or per user for JWTs. */
   rateLimitKey: string;
+  /** The API key that authenticated the call (its request log); absent for a session (JWT). */
+  apiKeyId?: string;
 }
 
 export type AuthOutcome =

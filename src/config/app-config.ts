@@ -437,6 +437,16 @@ export class AppConfig {
   API_KEYS_MAX_PER_WORKSPACE = 50;
 
   /**
+   * Days the request log of API keys (`GET /v1/api-keys/{id}/requests`) keeps a request; the retention purge
+   * deletes older entries.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  API_KEY_REQUEST_LOG_DAYS = 30;
+
+  /**
    * Which peers may tell the client address with `X-Forwarded-For` (Express `trust proxy`), for the per-IP
    * limit of unauthenticated calls: `false` (the default: the socket peer is the client, the header is
    * ignored), a hop count (`1`: one load balancer in front), or comma-separated addresses and CIDRs of the

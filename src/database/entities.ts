@@ -1,6 +1,7 @@
 import { User } from '../account/user.entity';
 import { Workspace } from '../account/workspace.entity';
 import { ApiKey } from '../auth/api-key.entity';
+import { ApiKeyRequest } from '../auth/api-key-request.entity';
 import { RefreshToken } from '../auth/session/refresh-token.entity';
 import { LedgerEntry } from '../billing/ledger-entry.entity';
 import { IdempotencyRecord } from '../transcriptions/idempotency-record.entity';
@@ -16,6 +17,7 @@ export const ENTITIES = [
   Workspace,
   User,
   ApiKey,
+  ApiKeyRequest,
   RefreshToken,
   Transcription,
   TranscriptionTombstone,

@@ -117,6 +117,13 @@ export class Transcription {
   @Column({ name: 'text_options', type: 'jsonb', default: () => "'{}'" })
   textOptions: Partial<TranscriptTextOptions>;
 
+  /**
+   * Names the workspace gave the transcript's speakers, by raw engine speaker id (`SPEAKER_00` → `Alice`);
+   * every export labels a named speaker with its name instead of "Speaker N". `{}` when none.
+   */
+  @Column({ name: 'speaker_names', type: 'jsonb', default: () => "'{}'" })
+  speakerNames: Record<string, string>;
+
   @Column({ name: 'result_text', type: 'text', nullable: true })
   resultText: string | null;
 

@@ -32,6 +32,7 @@ export function toTranscriptionDetail(t: Transcription) {
     directoryId: t.workspaceId,
     resultJson: t.resultJson && t.resultJson.words.length > 0 ? t.resultJson : null,
     metadata: t.metadata,
+    speakerNames: t.speakerNames,
     ...textOptionFields(t),
     audioDeletedAt: t.audioDeletedAt,
     transcriptDeletedAt: t.transcriptDeletedAt,

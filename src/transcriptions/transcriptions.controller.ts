@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
@@ -14,6 +14,7 @@ import { streamTranscriptionState } from './transcription-event-stream';
 import { toTranscriptionDetail, toTranscriptionSummary } from './transcription.views';
 import { TranscriptionsService } from './transcriptions.service';
 import { TranscriptionUploadService } from './upload/transcription-upload.service';
+import { UpdateTranscriptionDto } from './update-transcription.dto';
 
 @Controller('v1/transcriptions')
 export class TranscriptionsController {
@@ -46,6 +47,17 @@ export class TranscriptionsController {
   @Get(':id')
   async get(@CurrentPrincipal() principal: Principal, @Param('id', ResourceIdPipe) id: string) {
     return { data: toTranscriptionDetail(await this.transcriptions.get(principal.workspaceId, id)) };
+  }
+
+  /** Names the transcript's speakers (stored; every export uses them). */
+  @Patch(':id')
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+    @Body() body: UpdateTranscriptionDto,
+  ) {
+    const updated = await this.transcriptions.renameSpeakers(principal.workspaceId, id, body.speakerNames);
+    return { data: toTranscriptionDetail(updated) };
   }
 
   @Get(':id/status')

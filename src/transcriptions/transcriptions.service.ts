@@ -20,6 +20,7 @@ import { Transcription } from './transcription.entity';
 import type { StoredUpload } from './upload/multipart-upload';
 import { combineVocabulary, type UploadOptions } from './upload/upload-options';
 import { currentRequestId } from '../common/logging/request-id';
+import { checkSpeakerNames } from './speaker-names';
 
 export interface TranscriptionPage {
   items: Transcription[];
@@ -109,6 +110,27 @@ export class TranscriptionsService {
   async get(workspaceId: string, id: string): Promise<Transcription> {
     const transcription = await this.transcriptions.findOne({ where: { workspaceId, id } });
     if (!transcription) throw ProblemException.notFound('The transcription');
+    return transcription;
+  }
+
+  /**
+   * Replaces the names of the transcript's speakers (`{}` clears them); exports label named speakers with
+   * them. Keys must be speaker ids of the transcript's words, so only a completed transcript with speakers
+   * takes names.
+   */
+  async renameSpeakers(
+    workspaceId: string,
+    id: string,
+    names: Readonly<Record<string, unknown>>,
+  ): Promise<Transcription> {
+    const transcription = await this.get(workspaceId, id);
+    const speakers = new Set(
+      (transcription.resultJson?.words ?? [])
+        .map((word) => word.speaker)
+        .filter((speaker): speaker is string => typeof speaker === 'string'),
+    );
+    transcription.speakerNames = checkSpeakerNames(names, speakers);
+    await this.transcriptions.update({ workspaceId, id }, { speakerNames: transcription.speakerNames });
     return transcription;
   }
 
@@ -212,6 +234,7 @@ export class TranscriptionsService {
         speakerCount: transcription.speakerCount,
         wordCount: transcription.wordCount,
         words: transcription.resultJson?.words ?? [],
+        speakerNames: transcription.speakerNames,
       },
       format,
       options,

@@ -32,7 +32,8 @@ export interface Dashboard {
 
 /**
  * The real service (`node dist/main.js`, API and worker in one process, serving the built dist/web at /app),
- * a workspace whose first user has a password (created with the operators' CLI), and a fresh Chromium
+ * a workspace with 10 EUR and no free transcriptions whose first user has a password (created with the
+ * operators' CLI), and a fresh Chromium
  * profile. A missing browser or build is an error, never a skip: CI must install both.
  */
 export async function startDashboard(viewport = { width: 1280, height: 800 }): Promise<Dashboard> {
@@ -65,6 +66,9 @@ export async function startDashboard(viewport = { width: 1280, height: 800 }): P
         email,
         '--balance',
         '10',
+        // No free transcriptions: every job is charged, so the pages show real sub-cent costs (0.00055 EUR).
+        '--free',
+        '0',
         '--password-stdin',
       ],
       {

@@ -11,11 +11,13 @@ import { Dashboard, startDashboard } from './browser-harness';
 const run = promisify(execFile);
 
 // Browser-side names used inside page.evaluate callbacks (this project's tsconfig has no DOM library).
-type Player = { currentTime: number; play: () => Promise<void>; pause: () => void };
+type Player = { currentTime: number; paused: boolean; play: () => Promise<void>; pause: () => void };
 declare const DataTransfer: new () => { items: { add: (file: File) => void } };
 declare const document: { querySelector: (selector: string) => unknown };
 declare const navigator: { clipboard: { readText: () => Promise<string> } };
-const CLIP = join(__dirname, '..', 'fixtures', 'audio', 'whisper.cpp', 'jfk.wav');
+const CLIP_DIRECTORY = join(__dirname, '..', 'fixtures', 'audio', 'whisper.cpp');
+const CLIP = join(CLIP_DIRECTORY, 'jfk.wav');
+const SILENCE = join(__dirname, '..', 'fixtures', 'audio', 'kaldi-gstreamer-server', 'silence.wav');
 
 /** HTTP status of a curl call with an API key (the way a user's script would use the key). */
 async function curlStatus(baseUrl: string, key: string): Promise<number> {
@@ -78,7 +80,7 @@ describe('Dashboard in Chromium (issue 13)', () => {
     const row = page.getByRole('listitem').filter({ hasText: 'jfk.wav' });
     await row.getByText('completed', { exact: true }).waitFor({ timeout: 90_000 });
 
-    // Transcript: clicking a word seeks the player to the word's start
+    // Transcript: clicking a word seeks the player to the word's start and plays from there
     await row.getByRole('link', { name: 'jfk.wav' }).click();
     await page.getByRole('heading', { name: 'jfk.wav', level: 1 }).waitFor();
     const detail = await page.evaluate(
@@ -90,24 +92,34 @@ describe('Dashboard in Chromium (issue 13)', () => {
       },
       page.url().split('/').pop() ?? '',
     );
+    const audio = page.locator('audio');
+    /** Whether the player was playing, and where, then pauses it. */
+    const stopPlayer = () =>
+      audio.evaluate((element) => {
+        const player = element as unknown as Player;
+        const state = { playing: !player.paused, time: player.currentTime };
+        player.pause();
+        return state;
+      });
     const target = detail.resultJson.words[3];
     const words = page.getByRole('button', { name: new RegExp(`^${target.word}, `) });
     await words.first().click();
-    const currentTime = await page
-      .locator('audio')
-      .evaluate((audio) => (audio as unknown as { currentTime: number }).currentTime);
-    expect(currentTime).toBeCloseTo(target.start, 3);
-    expect(await words.first().getAttribute('aria-current')).toBe('true');
+    const clicked = await stopPlayer();
+    expect(clicked.playing).toBe(true);
+    expect(clicked.time).toBeGreaterThanOrEqual(target.start - 0.001);
+    expect(clicked.time).toBeLessThan(target.start + 0.5);
 
     // Keyboard: from the focused word, two steps right and Enter seek to the fifth word after the first
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('Enter');
-    const audio = page.locator('audio');
-    const playerTime = () => audio.evaluate((element) => (element as unknown as Player).currentTime);
-    expect(await playerTime()).toBeCloseTo(detail.resultJson.words[5].start, 3);
+    const entered = await stopPlayer();
+    expect(entered.playing).toBe(true);
+    expect(entered.time).toBeGreaterThanOrEqual(detail.resultJson.words[5].start - 0.001);
+    expect(entered.time).toBeLessThan(detail.resultJson.words[5].start + 0.5);
 
     // Playing: the highlighted word follows the player
+    const playerTime = () => audio.evaluate((element) => (element as unknown as Player).currentTime);
     await audio.evaluate((element) => (element as unknown as Player).play());
     await page.waitForFunction(
       (after) => (document.querySelector('audio') as Player).currentTime > after + 1,
@@ -287,7 +299,10 @@ describe('Dashboard in Chromium (issue 13)', () => {
       };
     });
     const tiles = page.getByRole('region', { name: 'Balance' });
-    await tiles.getByText(`${api.balance.balance.toFixed(2)} EUR`).waitFor();
+    // Shown with every charged digit: the jobs before cost 0.00055 EUR each, which 2 decimals would hide.
+    expect(api.balance.balance).not.toBe(Number(api.balance.balance.toFixed(2)));
+    const shown = (await tiles.getByText(/ EUR$/).textContent()) ?? '';
+    expect(Number(shown.replace(' EUR', ''))).toBe(api.balance.balance);
     await tiles.getByText(String(api.balance.freeTranscriptionsRemaining), { exact: true }).waitFor();
     const thisMonth = api.usage.months[0];
     expect(thisMonth.count).toBeGreaterThanOrEqual(1); // the completed uploads of the tests before
@@ -349,5 +364,230 @@ describe('Dashboard in Chromium (issue 13)', () => {
     const saved = page.getByRole('listitem').filter({ hasText: 'Typed before expiry' });
     await saved.getByText('Kubernetes, gRPC').waitFor();
     await page.unroute('**/v1/vocabularies');
+  });
+
+  it('playground: every option, the request as runnable curl and code; a key with expiry and its request log', async () => {
+    await dashboard.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: dashboard.baseUrl,
+    });
+    await dashboard.context.clearCookies(); // the test before ends signed in
+    await signInAt('/settings/security');
+    // A key that expires in 30 days, for the curl command below
+    await page.getByLabel('Key name').fill('Playground');
+    await page.getByLabel('Expires').selectOption({ label: 'In 30 days' });
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('new-api-key').textContent()) ?? '';
+    const keyRow = page.getByRole('row').filter({ hasText: 'Playground' });
+    const expires = await keyRow.getByRole('cell').nth(4).textContent();
+    expect(expires).not.toBe('never');
+
+    await page.getByRole('link', { name: 'Transcriptions' }).click();
+    // First a clip with no speech, so its job is queued first: it fails, and the next test reads why
+    await page.getByLabel('Audio or video file').setInputFiles(SILENCE);
+    await page.getByRole('button', { name: 'Upload and transcribe' }).click();
+    await page.getByRole('status').filter({ hasText: 'Uploaded silence.wav.' }).waitFor();
+
+    // Every option of the upload; the answer and the request as code appear under "Show the request"
+    await page.getByLabel('Audio or video file').setInputFiles(CLIP);
+    await page.getByLabel('Language').fill('en');
+    await page.getByLabel('Extra words (comma-separated)').fill('Kubernetes, gRPC');
+    await page.getByLabel('Speakers (optional)').fill('1');
+    await page.getByLabel(/^Metadata/).fill('ticket=T-1');
+    await page.getByRole('button', { name: 'Upload and transcribe' }).click();
+    await page.getByRole('status').filter({ hasText: 'Uploaded jfk.wav.' }).waitFor();
+    await page.getByText('Show the request').click();
+    const code = (title: string) =>
+      page.getByRole('region', { name: title, exact: true }).locator('code').textContent();
+    const curl = (await code('curl')) ?? '';
+    expect(curl).toContain('--form-string num_speakers=1');
+    expect(curl).toContain(`--form-string 'metadata={"ticket":"T-1"}'`);
+    expect(await code('TypeScript client')).toContain('metadata: {"ticket":"T-1"}');
+    expect(await code('OpenAI SDK')).toContain('model: "standard"');
+    const answer = JSON.parse((await code('Answer (raw JSON)')) ?? '{}') as { data: { id: string } };
+    expect(answer.data.id).toMatch(/^[0-9a-f-]{36}$/);
+
+    // The curl command runs as shown (KEY set, in the clip's folder): the service takes the same job
+    const { stdout } = await run('bash', ['-c', curl], {
+      cwd: CLIP_DIRECTORY,
+      env: { ...process.env, KEY: key },
+    });
+    const viaCurl = JSON.parse(stdout) as { data: { id: string; originalFileName: string } };
+    expect(viaCurl.data.originalFileName).toBe('jfk.wav');
+    // Deleted at once: the queue of this busy workspace need not transcribe the clip a second time
+    await run('curl', [
+      '-sf',
+      '-X',
+      'DELETE',
+      '-H',
+      `X-API-KEY: ${key}`,
+      `${dashboard.baseUrl}/v1/transcriptions/${viaCurl.data.id}`,
+    ]);
+    await run('curl', [
+      '-s',
+      '-H',
+      `X-API-KEY: ${key}`,
+      `${dashboard.baseUrl}/v1/transcriptions/${answer.data.id}x`,
+    ]);
+
+    // The key's request log: the upload (202) and the refused read (404); the 4xx filter keeps the 404
+    await page.getByRole('link', { name: 'Security' }).click();
+    await page.getByRole('button', { name: 'Requests of Playground' }).click();
+    const log = page.getByRole('region', { name: 'Requests made with Playground' });
+    const upload = log
+      .getByRole('row')
+      .filter({ has: page.getByRole('cell', { name: 'POST', exact: true }) })
+      .filter({ has: page.getByRole('cell', { name: '/v1/transcriptions', exact: true }) })
+      .filter({ has: page.getByRole('cell', { name: '202', exact: true }) });
+    // Entries are written about a second after the request: refresh until they are there.
+    for (let tries = 0; !(await upload.isVisible()) && tries < 40; tries++) {
+      await page.waitForTimeout(250);
+      await log.getByRole('button', { name: 'Refresh' }).click();
+    }
+    await upload.waitFor();
+    await log.getByLabel('Status').selectOption('4xx');
+    await log.getByRole('cell', { name: '404', exact: true }).waitFor();
+    await upload.waitFor({ state: 'detached' });
+    await page.reload();
+    expect(await keyRow.getByRole('cell').nth(3).textContent()).not.toBe('never'); // last used
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  });
+
+  it('transcript: costs to the micro-EUR, search, copy, rename speakers into the exports, caption controls; a failed job says why', async () => {
+    await dashboard.context.clearCookies();
+    await signInAt('/');
+    await page.getByRole('heading', { name: 'Transcriptions', level: 1 }).waitFor();
+    // The silent clip of the test before failed: the list row and its page say why
+    const failedRow = page.getByRole('listitem').filter({ hasText: 'silence.wav' });
+    await failedRow.getByText('failed', { exact: true }).waitFor({ timeout: 90_000 });
+    const reason = (await failedRow.locator('.failure-reason').filter({ hasText: ':' }).textContent()) ?? '';
+    expect(reason).toMatch(/^[A-Z_]+:/);
+    await failedRow.getByRole('link', { name: 'silence.wav' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: `This transcription failed: ${reason}` })
+      .waitFor();
+    expect(await page.getByText('Not ready yet.').count()).toBe(0);
+
+    // A charged job: its cost in the list row and on its page, every digit the API gives
+    await page.getByRole('link', { name: 'All transcriptions' }).click();
+    const row = page
+      .getByRole('listitem')
+      .filter({ hasText: 'jfk.wav' })
+      .filter({ has: page.getByText('completed', { exact: true }) })
+      .first();
+    await row.waitFor({ timeout: 90_000 });
+    await row.getByRole('link', { name: 'jfk.wav' }).click();
+    await page.getByRole('heading', { name: 'jfk.wav', level: 1 }).waitFor();
+    const id = page.url().split('/').pop() ?? '';
+    const detail = await page.evaluate(async (path) => {
+      const body = (await (await fetch(path)).json()) as {
+        data: {
+          cost: number;
+          resultJson: {
+            words: { word: string; start: number; confidence?: number; speaker: string | null }[];
+          };
+        };
+      };
+      return body.data;
+    }, `/v1/transcriptions/${id}`);
+    expect(detail.cost).toBeGreaterThan(0);
+    expect(detail.cost).not.toBe(Number(detail.cost.toFixed(2)));
+    const meta = (await page.locator('.meta').textContent()) ?? '';
+    expect(Number(/cost ([\d.]+) EUR/.exec(meta)?.[1])).toBe(detail.cost);
+
+    // Word confidence: the unsure words are marked, and only those
+    const words = detail.resultJson.words;
+    const unsure = words.filter((word) => word.confidence !== undefined && word.confidence < 0.6);
+    expect(await page.locator('.word.low-confidence').count()).toBe(unsure.length);
+    expect(await page.locator('.word[title^="confidence "]').count()).toBe(
+      words.filter((word) => word.confidence !== undefined).length,
+    );
+
+    // A timestamp per paragraph plays from there
+    await page
+      .getByRole('button', { name: /^Play from 0:0\d$/ })
+      .first()
+      .click();
+    expect(await page.locator('audio').evaluate((element) => (element as unknown as Player).paused)).toBe(
+      false,
+    );
+    await page.locator('audio').evaluate((element) => (element as unknown as Player).pause());
+
+    // Search marks every occurrence and counts them
+    const countries = words.filter((word) => /^country/i.test(word.word)).length;
+    expect(countries).toBeGreaterThan(0);
+    await page.getByLabel('Search the transcript').fill('countr');
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${countries} match` })
+      .waitFor();
+    expect(await page.locator('.word.match').count()).toBe(countries);
+
+    // Copy text: the transcript's words reach the clipboard
+    await page.getByRole('button', { name: 'Copy text' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(words[0].word);
+
+    // Rename the first speaker: stored, shown, and in the exports
+    await page.getByText('Rename speakers').click();
+    await page.getByLabel('Name for Speaker 1').fill('President Kennedy');
+    await page.getByRole('button', { name: 'Save names' }).click();
+    await page.getByRole('status').filter({ hasText: 'Names saved.' }).waitFor();
+    await page.locator('.transcript .speaker').filter({ hasText: 'President Kennedy' }).first().waitFor();
+    const downloaded = async (format: string): Promise<string> => {
+      const [file] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: `Download ${format}` }).click(),
+      ]);
+      return readFileSync((await file.path()) ?? '', 'utf8');
+    };
+    expect(await downloaded('TXT')).toContain('President Kennedy');
+
+    // Caption controls: one line per cue, no speaker labels
+    await page.getByText('Download options').click();
+    await page.getByLabel('Lines per caption').fill('1');
+    await page.getByLabel('Speaker labels').uncheck();
+    const srt = await downloaded('SRT');
+    const cues = srt.trim().split(/\n\n/);
+    expect(cues.length).toBeGreaterThan(1);
+    for (const cue of cues) expect(cue.split('\n')).toHaveLength(3); // number, timing, one line
+    expect(srt).not.toContain('President Kennedy');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  });
+
+  it('loads the main pages without a console error (no refresh probe before signing in, a favicon)', async () => {
+    await dashboard.context.clearCookies();
+    const fresh = await dashboard.context.newPage();
+    const errors: string[] = [];
+    fresh.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+    fresh.on('pageerror', (error) => errors.push(error.message));
+    await fresh.goto(`${dashboard.baseUrl}/app/`);
+    await fresh.getByLabel('Email').fill(dashboard.email);
+    await fresh.getByLabel('Password').fill(dashboard.password);
+    await fresh.getByRole('button', { name: 'Sign in' }).click();
+    await fresh.getByRole('heading', { name: 'Transcriptions', level: 1 }).waitFor();
+    for (const [link, heading] of [
+      ['Vocabularies', 'Vocabularies'],
+      ['Webhooks', 'Webhooks'],
+      ['Account', 'Account'],
+      ['Security', 'Security'],
+      ['Transcriptions', 'Transcriptions'],
+    ]) {
+      await fresh.getByRole('link', { name: link, exact: true }).click();
+      await fresh.getByRole('heading', { name: heading, level: 1 }).waitFor();
+    }
+    await fresh.getByRole('link', { name: 'jfk.wav' }).first().click();
+    await fresh.getByRole('heading', { name: 'jfk.wav', level: 1 }).waitFor();
+    // A reload restores the session through the refresh cookie (the hint says one exists)
+    await fresh.reload();
+    await fresh.getByRole('heading', { name: 'jfk.wav', level: 1 }).waitFor();
+    expect(await fresh.evaluate(async () => (await fetch('/app/favicon.svg')).status)).toBe(200);
+    await fresh.getByRole('button', { name: 'Sign out' }).click();
+    await fresh.getByRole('button', { name: 'Sign in' }).waitFor();
+    await fresh.reload();
+    await fresh.getByRole('button', { name: 'Sign in' }).waitFor();
+    await fresh.close();
+    expect(errors).toEqual([]);
   });
 });

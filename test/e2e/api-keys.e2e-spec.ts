@@ -37,6 +37,7 @@ describe('API keys and settings of the dashboard (session endpoints)', () => {
       prefix,
       createdAt: created.body.data.createdAt,
       lastUsedAt: expect.any(String),
+      expiresAt: null,
     });
     expect(JSON.stringify(listed.body)).not.toContain(key);
     // Newest first: the key made just now comes before the workspace's first key.

@@ -83,7 +83,7 @@ describe('Retention of audio and transcripts', () => {
 
     // Audio retention only: 0 days, so the job's audio is expired as soon as it completed.
     await settings.update(workspaceId, { audioDays: 0 });
-    expect(await purge.purgeExpired()).toEqual({ audioDeleted: 1, transcriptsDeleted: 0 });
+    expect(await purge.purgeExpired()).toMatchObject({ audioDeleted: 1, transcriptsDeleted: 0 });
     expect(await stored(storageKey!)).toBe(false);
     const afterAudio = await detailOf(apiKey, id);
     expect(typeof afterAudio.audioDeletedAt).toBe('string');
@@ -93,11 +93,11 @@ describe('Retention of audio and transcripts', () => {
     const kept = await exportOf(apiKey, id);
     expect(kept.status).toBe(200);
     expect(kept.text).toContain(String(before.resultText).split(' ')[0]);
-    expect(await purge.purgeExpired()).toEqual({ audioDeleted: 0, transcriptsDeleted: 0 });
+    expect(await purge.purgeExpired()).toMatchObject({ audioDeleted: 0, transcriptsDeleted: 0 });
 
     // Transcript retention as well: the text goes, the export is 410 gone, the job and its figures stay.
     await settings.update(workspaceId, { transcriptDays: 0 });
-    expect(await purge.purgeExpired()).toEqual({ audioDeleted: 0, transcriptsDeleted: 1 });
+    expect(await purge.purgeExpired()).toMatchObject({ audioDeleted: 0, transcriptsDeleted: 1 });
     const afterText = await detailOf(apiKey, id);
     expect(afterText.resultText).toBeNull();
     expect(afterText.resultJson).toBeNull();
@@ -114,7 +114,7 @@ describe('Retention of audio and transcripts', () => {
     const usageAfter = await t.http().get('/v1/account/usage').set(bearer(apiKey));
     expectMatchesSpec(usageAfter, 'getUsage');
     expect(usageAfter.body).toEqual(usageBefore.body);
-    expect(await purge.purgeExpired()).toEqual({ audioDeleted: 0, transcriptsDeleted: 0 });
+    expect(await purge.purgeExpired()).toMatchObject({ audioDeleted: 0, transcriptsDeleted: 0 });
   });
 
   it('counts audio days from completion or failure and text days from completion; open jobs are never purged', async () => {
@@ -141,7 +141,7 @@ describe('Retention of audio and transcripts', () => {
       createdOn: new Date(now.getTime() - 60 * DAY_MS),
     });
 
-    expect(await purge.purgeExpired(now)).toEqual({ audioDeleted: 2, transcriptsDeleted: 1 });
+    expect(await purge.purgeExpired(now)).toMatchObject({ audioDeleted: 2, transcriptsDeleted: 1 });
     for (const expired of [old, failed]) {
       expect(await stored(expired.storageKey!)).toBe(false);
       expect(typeof (await detailOf(apiKey, expired.id)).audioDeletedAt).toBe('string');
@@ -152,17 +152,17 @@ describe('Retention of audio and transcripts', () => {
       expect((await detailOf(apiKey, kept.id)).audioDeletedAt).toBeNull();
     }
     expect((await exportOf(apiKey, recent.id)).status).toBe(200);
-    expect(await purge.purgeExpired(now)).toEqual({ audioDeleted: 0, transcriptsDeleted: 0 });
+    expect(await purge.purgeExpired(now)).toMatchObject({ audioDeleted: 0, transcriptsDeleted: 0 });
   });
 
   it('purges nothing without retention (the default) and after --clear', async () => {
     const { workspaceId, apiKey } = await t.createWorkspace({ name: 'No retention' });
     const ancient = await insertWithAudio(workspaceId, { completedAt: new Date(Date.now() - 3650 * DAY_MS) });
-    expect(await purge.purgeExpired()).toEqual({ audioDeleted: 0, transcriptsDeleted: 0 });
+    expect(await purge.purgeExpired()).toMatchObject({ audioDeleted: 0, transcriptsDeleted: 0 });
 
     await settings.update(workspaceId, { audioDays: 1, transcriptDays: 1 });
     await settings.update(workspaceId, { audioDays: null, transcriptDays: null });
-    expect(await purge.purgeExpired()).toEqual({ audioDeleted: 0, transcriptsDeleted: 0 });
+    expect(await purge.purgeExpired()).toMatchObject({ audioDeleted: 0, transcriptsDeleted: 0 });
     expect(await stored(ancient.storageKey!)).toBe(true);
     const detail = await detailOf(apiKey, ancient.id);
     expect(detail.audioDeletedAt).toBeNull();

@@ -69,6 +69,13 @@ describe('Dashboard sessions (issue 13: login, refresh, logout, sign-up)', () =>
       'SameSite=Strict',
     ]);
     expect(cookieValue(response, 'stt_session')).toBe(response.body.data.accessToken);
+    // The page's hint that a session may be restored: readable by the page, no secret in it.
+    expect(cookieAttributes(response, 'stt_signed_in')).toEqual([
+      'Max-Age=2592000',
+      'Path=/app',
+      'SameSite=Strict',
+    ]);
+    expect(cookieValue(response, 'stt_signed_in')).toBe('1');
 
     const profile = await t
       .http()
@@ -197,6 +204,9 @@ describe('Dashboard sessions (issue 13: login, refresh, logout, sign-up)', () =>
       );
       expect(cookieNamed(response, 'stt_refresh')).toMatch(
         /^stt_refresh=; Path=\/v1\/auth; Expires=Thu, 01 Jan 1970/,
+      );
+      expect(cookieNamed(response, 'stt_signed_in')).toMatch(
+        /^stt_signed_in=; Path=\/app; Expires=Thu, 01 Jan 1970/,
       );
       expect((await refresh(token)).status).toBe(401);
       // Without a cookie it still answers 204.

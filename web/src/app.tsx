@@ -8,6 +8,7 @@ import { TranscriptPage } from './pages/transcript-page';
 import { TranscriptionsPage } from './pages/transcriptions-page';
 import { VocabulariesPage } from './pages/vocabularies-page';
 import { WebhooksPage } from './pages/webhooks-page';
+import { mayHaveSession } from './logic/signed-in-hint';
 import { BASE, navigate, useRoute } from './router';
 import { ClientContext } from './session-context';
 
@@ -63,8 +64,10 @@ export function App() {
   useEffect(() => {
     const unsubscribe = client.subscribe(setSession);
     client.onExpired = () => new Promise((resolve) => setExpired(() => resolve));
-    // A reload keeps no token in memory: the refresh cookie (if any) restores the session.
-    void client.refresh().then((restored) => setSession(restored));
+    // A reload keeps no token in memory: the refresh cookie restores the session. It is asked for only when
+    // the service's readable hint says one may exist, so a visitor's first load makes no failing request.
+    if (mayHaveSession(document.cookie)) void client.refresh().then((restored) => setSession(restored));
+    else setSession(null);
     return unsubscribe;
   }, [client]);
 

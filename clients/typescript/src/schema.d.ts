@@ -102,6 +102,9 @@ export interface paths {
          *       needs `Authorization: Bearer <accessToken>`, which the page keeps in memory (CSRF: a cross-site page
          *       can make the browser send cookies, never read the token). A present `Authorization` or `X-API-KEY`
          *       header wins over the cookie.
+         *     - `stt_signed_in` (extension): the value `1`, `Path=/app`, the refresh token's `Max-Age`, **not**
+         *       `HttpOnly`: no credential, only a hint the dashboard's page reads to ask `refreshSession` for a session
+         *       on load only when one may exist (a visitor who never signed in gets no 401 probe).
          *
          *     A successful sign-in also sets `stt_device` (`Path=/v1/auth/login`, a year; `Secure` and named
          *     `__Secure-stt_device` where the session cookies are): the browser is then a *known device* of the account.
@@ -211,7 +214,8 @@ export interface paths {
         put?: never;
         /**
          * Sign out
-         * @description Revokes the sign-in of the `stt_refresh` cookie (if any) and clears both cookies (`Max-Age=0`). Needs
+         * @description Revokes the sign-in of the `stt_refresh` cookie (if any) and clears the cookies (`Max-Age=0`; also the
+         *     page's `stt_signed_in` hint). Needs
          *     no credential and always answers 204. The sign-in's access tokens are refused from then on, as a
          *     header or as the `stt_session` cookie (401 `invalid-token`); the user's other sign-ins go on.
          */
@@ -251,10 +255,13 @@ export interface paths {
          *     Session operation: `Authorization: Bearer <access JWT>` (the cookie does not authenticate a POST); an
          *     API-key caller gets 403 `forbidden` (a leaked key cannot mint more keys).
          *
+         *     `expiresInDays` (extension) makes the key expire that many days from now (`expiresAt`); from then on
+         *     it answers 401 `invalid-api-key` ("The API key has expired."). Without it the key never expires.
+         *
          *     | Slug | Status | When |
          *     |---|---|---|
          *     | `forbidden` | 403 | called with an API key |
-         *     | `validation` | 422 | `name` missing or not 1–100 characters |
+         *     | `validation` | 422 | `name` missing or not 1–100 characters; `expiresInDays` not a whole number in 1..3650 |
          *     | `api-key-limit` | 422 | the workspace already has its maximum of live (not revoked, not expired) keys, default 50 (`API_KEYS_MAX_PER_WORKSPACE`); revoke one first |
          */
         post: operations["createApiKey"];
@@ -285,6 +292,44 @@ export interface paths {
          *     | `not-found` | 404 | no live key with this id in the workspace (unknown, another workspace's, already revoked) |
          */
         delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys/{id}/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The request log of an API key
+         * @description Extension (not in the spec). The latest requests made with this key, newest first: time, method, path
+         *     (without the query string), status, duration and request id (`X-Request-Id`). Every request the key
+         *     authenticated is logged, refused ones included (404, 422, 429); a request whose client went away
+         *     before an answer was sent is logged with status 499. Requests with an unknown, revoked or expired
+         *     key are not attributed to any key and are not logged.
+         *
+         *     Entries are written in batches about a second after the request (so the newest may be missing for a
+         *     moment) and kept `API_KEY_REQUEST_LOG_DAYS` days (default 30), then deleted by the retention purge.
+         *     The log is a diagnostic aid: entries the database refused to take (an outage) are dropped, not
+         *     retried. A revoked key's log stays readable by its id until it ages out.
+         *
+         *     A **session** operation (JWT in the header, or the `stt_session` cookie since this is a GET); an
+         *     API-key caller gets 403 `forbidden`.
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `forbidden` | 403 | called with an API key |
+         *     | `not-found` | 404 | no key with this id in the workspace (unknown, another workspace's, not a UUID) |
+         *     | `validation` | 422 | `limit` not in 1..100, `status` neither a code (`404`) nor a class (`4xx`) |
+         */
+        get: operations["listApiKeyRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -595,7 +640,20 @@ export interface paths {
         delete: operations["deleteTranscription"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Name the speakers of a transcription
+         * @description Extension (not in the spec). `speakerNames` maps raw speaker ids of the transcript's words
+         *     (`SPEAKER_00`, `0`) to names; it **replaces** the stored map (send `{}` to clear it). The names are
+         *     stored with the record (`speakerNames` in the detail) and every export uses them: a named speaker is
+         *     labelled with its name instead of "Speaker N" in txt, docx, srt, vtt and the json export's
+         *     `segments` (the json `words` keep the raw ids); unnamed speakers keep their numbers.
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `not-found` | 404 | no transcription with this id in the workspace |
+         *     | `validation` | 422 | `speakerNames` missing or not an object; a key that is not a speaker of the transcript (so a transcript that is not completed, or has no speakers, takes only `{}`); a name empty after trimming, over 100 characters, or with a control character or line break |
+         */
+        patch: operations["updateTranscription"];
         trace?: never;
     };
     "/v1/transcriptions/{id}/status": {
@@ -1218,6 +1276,11 @@ export interface components {
              * @description Last authenticated use, recorded at most once a minute; null when never used.
              */
             lastUsedAt: string | null;
+            /**
+             * Format: date-time
+             * @description Extension. When the key stops working (`expiresInDays` at creation); null when it never expires.
+             */
+            expiresAt: string | null;
         };
         CreatedApiKey: {
             /** Format: uuid */
@@ -1228,11 +1291,52 @@ export interface components {
             createdAt: string;
             /** @description Always null for a new key. */
             lastUsedAt: null;
+            /**
+             * Format: date-time
+             * @description When the key expires (`expiresInDays`); null when it never does.
+             */
+            expiresAt: string | null;
             /** @description The key in clear, shown only in this answer. */
             key: string;
         };
         CreateApiKeyRequest: {
             name: string;
+            /** @description Extension. The key expires this many days from now; without it, never. */
+            expiresInDays?: number;
+        };
+        /** @description One request made with an API key (its request log). */
+        ApiKeyRequest: {
+            /**
+             * Format: date-time
+             * @description When the request arrived.
+             */
+            at: string;
+            /** @example POST */
+            method: string;
+            /**
+             * @description The request path without the query string (cut at 512 characters).
+             * @example /v1/transcriptions
+             */
+            path: string;
+            /** @description The answer's status; 499 when the client went away before an answer was sent. */
+            status: number;
+            /** @description From the request's arrival to the end of the answer, in milliseconds. */
+            durationMs: number;
+            /** @description The request's `X-Request-Id` (the caller's, or the one the service generated). */
+            requestId: string;
+        };
+        UpdateTranscriptionRequest: {
+            speakerNames: components["schemas"]["SpeakerNames"];
+        };
+        /**
+         * @description Names of the transcript's speakers by raw speaker id (`SPEAKER_00` → `Alice`).
+         * @example {
+         *       "SPEAKER_00": "Alice",
+         *       "SPEAKER_01": "Bob"
+         *     }
+         */
+        SpeakerNames: {
+            [key: string]: string;
         };
         AccountSettings: {
             /** @description EUR; `balance.low` is sent when the balance falls below it. */
@@ -1700,7 +1804,7 @@ export interface components {
             /** Format: date-time */
             completedAt: string | null;
         };
-        /** @description Full form, returned only by `GET /v1/transcriptions/{id}`. All `Transcription` fields plus `mimeType`, `userId`, `directoryId`, `resultJson`, and the extensions `metadata`, `audioDeletedAt` and `transcriptDeletedAt` (always sent by this service). */
+        /** @description Full form, returned only by `GET /v1/transcriptions/{id}`. All `Transcription` fields plus `mimeType`, `userId`, `directoryId`, `resultJson`, and the extensions `metadata`, `speakerNames` (set with `updateTranscription`), the text options (`customSpelling` … `redactPiiAudio`), `audioDeletedAt` and `transcriptDeletedAt` (always sent by this service). */
         TranscriptionDetail: {
             /** Format: uuid */
             id: string;
@@ -1768,6 +1872,7 @@ export interface components {
             redactPiiSub?: components["schemas"]["PiiSubstitution"] | null;
             /** @description Extension (text options, always sent). */
             redactPiiAudio?: boolean;
+            speakerNames?: components["schemas"]["SpeakerNames"];
             estimatedCost?: components["schemas"]["EstimatedCost"];
             /**
              * Format: date-time
@@ -2420,7 +2525,9 @@ export interface components {
                  * @description `stt_session=<access JWT>; Max-Age=<access TTL>; Path=/v1; HttpOnly; SameSite=Strict` and
                  *     `stt_refresh=<refresh token>; Max-Age=<refresh TTL>; Path=/v1/auth; HttpOnly; SameSite=Strict`;
                  *     outside `NODE_ENV=development`/`test` (unless `COOKIE_SECURE=false`) both are `Secure` and named
-                 *     `__Secure-stt_session` and `__Secure-stt_refresh`.
+                 *     `__Secure-stt_session` and `__Secure-stt_refresh`. Also the page's hint
+                 *     `stt_signed_in=1; Max-Age=<refresh TTL>; Path=/app; SameSite=Strict` (not HttpOnly; `Secure` and
+                 *     prefixed likewise).
                  */
                 "Set-Cookie": string;
                 "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
@@ -2824,7 +2931,7 @@ export interface operations {
             /** @description Signed out; both cookies are cleared. */
             204: {
                 headers: {
-                    /** @description `stt_session=; Path=/v1; Expires=<past>` and `stt_refresh=; Path=/v1/auth; Expires=<past>`. */
+                    /** @description `stt_session=; Path=/v1; Expires=<past>`, `stt_refresh=; Path=/v1/auth; Expires=<past>` and `stt_signed_in=; Path=/app; Expires=<past>`. */
                     "Set-Cookie": string;
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
@@ -2955,6 +3062,47 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiKeyRequests: {
+        parameters: {
+            query?: {
+                /** @description How many entries, newest first. */
+                limit?: number;
+                /** @description Only entries with this status code (`404`) or in this class (`4xx`). */
+                status?: string;
+            };
+            header?: never;
+            path: {
+                /** @description API key id (from `listApiKeys`); a revoked key's id works too. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest requests, newest first. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyRequest"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["Internal"];
@@ -3417,6 +3565,50 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateTranscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Transcription id. A value that is not a UUID answers 404 `not-found`. */
+                id: components["parameters"]["TranscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTranscriptionRequest"];
+            };
+        };
+        responses: {
+            /** @description The transcription with its new speaker names. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TranscriptionDetail"];
+                    };
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["Internal"];

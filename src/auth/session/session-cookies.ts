@@ -8,6 +8,14 @@ export const SESSION_COOKIE = 'stt_session';
 /** The rotating refresh token; sent to /v1/auth only. */
 export const REFRESH_COOKIE = 'stt_refresh';
 /**
+ * A hint the dashboard's page can read (not httpOnly, no secret: its value is `1`): a refresh cookie was set
+ * and not cleared, so the page asks /v1/auth/refresh for a session on load only when one may exist instead
+ * of probing every visitor into a 401 (which the browser logs as a console error).
+ */
+export const SIGNED_IN_HINT_COOKIE = 'stt_signed_in';
+/** The dashboard's path: the hint is sent to (and readable by) its pages only. */
+const DASHBOARD_PATH = '/app';
+/**
  * Browsers keep a cookie of this name only when it is `Secure` and was set over HTTPS, so a page on plain
  * HTTP (or a network attacker injecting one) cannot plant a session cookie the service would read.
  */
@@ -38,7 +46,7 @@ export function cookiesSecure(config: Pick<AppConfig, 'COOKIE_SECURE' | 'NODE_EN
 }
 
 /**
- * The dashboard's two cookies: their names (one source: `__Secure-` prefixed when Secure) and attributes,
+ * The dashboard's cookies: their names (one source: `__Secure-` prefixed when Secure) and attributes,
  * and reading them from a request. Everything that sets or reads them goes through here.
  */
 @Injectable()
@@ -46,6 +54,7 @@ export class SessionCookies {
   readonly secure: boolean;
   readonly sessionName: string;
   readonly refreshName: string;
+  readonly signedInHintName: string;
   /** The known-device cookie of the sign-in throttle (device-cookie.ts), prefixed like the other two. */
   readonly deviceName: string;
   private readonly logger = new Logger(SessionCookies.name);
@@ -55,6 +64,7 @@ export class SessionCookies {
     const prefix = this.secure ? SECURE_COOKIE_PREFIX : '';
     this.sessionName = `${prefix}${SESSION_COOKIE}`;
     this.refreshName = `${prefix}${REFRESH_COOKIE}`;
+    this.signedInHintName = `${prefix}${SIGNED_IN_HINT_COOKIE}`;
     this.deviceName = `${prefix}${DEVICE_COOKIE}`;
   }
 
@@ -90,6 +100,11 @@ export class SessionCookies {
       ...this.attributes('/v1/auth'),
       maxAge: this.config.REFRESH_TOKEN_TTL_SECONDS * 1000,
     });
+    response.cookie(this.signedInHintName, '1', {
+      ...this.attributes(DASHBOARD_PATH),
+      httpOnly: false,
+      maxAge: this.config.REFRESH_TOKEN_TTL_SECONDS * 1000,
+    });
   }
 
   deviceToken(request: Request): string | null {
@@ -106,6 +121,7 @@ export class SessionCookies {
   clear(response: Response): void {
     response.clearCookie(this.sessionName, this.attributes('/v1'));
     response.clearCookie(this.refreshName, this.attributes('/v1/auth'));
+    response.clearCookie(this.signedInHintName, { ...this.attributes(DASHBOARD_PATH), httpOnly: false });
   }
 
   private attributes(path: string): CookieOptions {

@@ -2,6 +2,7 @@ import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type Redis from 'ioredis';
+import { ApiKeyRequestLogMiddleware } from '../../auth/api-key-request-log.middleware';
 import { AuthModule } from '../../auth/auth.module';
 import { AppConfig } from '../../config/app-config';
 import { REDIS_CLIENT } from '../redis/redis.module';
@@ -10,7 +11,10 @@ import { JsonContentTypeMiddleware } from './json-content-type.middleware';
 import { RateLimitService } from './rate-limit.service';
 import { RequestContextMiddleware } from './request-context.middleware';
 
-/** What every HTTP request passes through before a controller: caller, rate limit, content type, body. */
+/**
+ * What every HTTP request passes through before a controller: caller, rate limit, content type, body; and the
+ * API keys' request log, written when the response ends.
+ */
 @Module({
   imports: [
     AuthModule,
@@ -27,7 +31,7 @@ import { RequestContextMiddleware } from './request-context.middleware';
 export class HttpPlatformModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     consumer
-      .apply(RequestContextMiddleware, JsonContentTypeMiddleware, JsonBodyMiddleware)
+      .apply(ApiKeyRequestLogMiddleware, RequestContextMiddleware, JsonContentTypeMiddleware, JsonBodyMiddleware)
       .forRoutes('*path');
   }
 }

@@ -15,6 +15,8 @@ export interface ExportableTranscription {
   speakerCount: number | null;
   wordCount: number | null;
   words: TranscriptWord[];
+  /** Names given to speakers by raw speaker id; a named speaker is labelled with its name. */
+  speakerNames?: Readonly<Record<string, string>>;
 }
 
 export const EXPORT_FORMATS = ['txt', 'srt', 'vtt', 'json', 'docx'] as const;

@@ -19,4 +19,12 @@ describe('createSpeakerLabeler', () => {
     expect(label(null)).toBeNull();
     expect(label('SPEAKER_09')).toBeNull();
   });
+
+  it('labels a named speaker with its name; the others keep their numbers by first appearance', () => {
+    const label = createSpeakerLabeler([{ speaker: 'B' }, { speaker: 'A' }, { speaker: 'constructor' }], {
+      A: 'Alice',
+    });
+    // An id that is also an Object.prototype member is not mistaken for a name.
+    expect([label('B'), label('A'), label('constructor')]).toEqual(['Speaker 1', 'Alice', 'Speaker 3']);
+  });
 });

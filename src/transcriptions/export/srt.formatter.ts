@@ -13,7 +13,10 @@ export function formatSrt(
   transcription: ExportableTranscription,
   options: CaptionExportOptions = DEFAULT_EXPORT_OPTIONS.captions,
 ): string {
-  const label = createSpeakerLabeler(options.speakerLabels ? transcription.words : []);
+  const label = createSpeakerLabeler(
+    options.speakerLabels ? transcription.words : [],
+    transcription.speakerNames,
+  );
   const cues = segmentCaptions(transcription.words, {
     ...captionLayout(options),
     speakerPrefix: (speaker) => {

@@ -15,7 +15,7 @@ export function buildTranscriptView(transcription: ExportableTranscription): Tra
   const joined = paragraphs.map((paragraph) => paragraph.text).join(' ');
   return {
     paragraphs,
-    label: createSpeakerLabeler(transcription.words),
+    label: createSpeakerLabeler(transcription.words, transcription.speakerNames),
     plainText: (transcription.resultText ?? joined).trim(),
   };
 }

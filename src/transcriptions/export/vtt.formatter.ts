@@ -18,7 +18,10 @@ export function formatVtt(
   transcription: ExportableTranscription,
   options: CaptionExportOptions = DEFAULT_EXPORT_OPTIONS.captions,
 ): string {
-  const label = createSpeakerLabeler(options.speakerLabels ? transcription.words : []);
+  const label = createSpeakerLabeler(
+    options.speakerLabels ? transcription.words : [],
+    transcription.speakerNames,
+  );
   const cues = segmentCaptions(transcription.words, captionLayout(options)).map((cue) => {
     const timing = `${formatCaptionTimestamp(cue.start, '.')} --> ${formatCaptionTimestamp(cue.end, '.')}`;
     const name = label(cue.speaker);

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '../../config/app-config';
 import { FileStorage } from '../../storage/file-storage';
 
 /** Rows one purge transaction takes at most; the run repeats until a batch comes back short. */
@@ -8,7 +9,12 @@ export const RETENTION_PURGE_BATCH_SIZE = 100;
 export interface RetentionPurgeResult {
   audioDeleted: number;
   transcriptsDeleted: number;
+  /** Request-log entries of API keys older than API_KEY_REQUEST_LOG_DAYS. */
+  requestLogEntriesDeleted: number;
 }
+
+/** Request-log rows one DELETE takes at most (short statements, no long lock on a big backlog). */
+export const REQUEST_LOG_PURGE_BATCH_SIZE = 5_000;
 
 /**
  * Deletes what a workspace's retention says is expired (docs/decisions.md, "Retention"). PostgreSQL is the
@@ -30,6 +36,7 @@ export class RetentionPurgeService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly storage: FileStorage,
+    private readonly config: AppConfig,
   ) {}
 
   async purgeExpired(now = new Date()): Promise<RetentionPurgeResult> {
@@ -45,10 +52,28 @@ export class RetentionPurgeService {
       transcriptsDeleted += batch;
       if (batch < RETENTION_PURGE_BATCH_SIZE) break;
     }
-    if (audioDeleted || transcriptsDeleted) {
-      this.logger.log(`Retention purge: ${audioDeleted} audio file(s), ${transcriptsDeleted} transcript(s)`);
+    let requestLogEntriesDeleted = 0;
+    for (;;) {
+      const batch = await this.purgeRequestLogBatch(now);
+      requestLogEntriesDeleted += batch;
+      if (batch < REQUEST_LOG_PURGE_BATCH_SIZE) break;
     }
-    return { audioDeleted, transcriptsDeleted };
+    if (audioDeleted || transcriptsDeleted || requestLogEntriesDeleted) {
+      this.logger.log(
+        `Retention purge: ${audioDeleted} audio file(s), ${transcriptsDeleted} transcript(s), ${requestLogEntriesDeleted} request-log entries`,
+      );
+    }
+    return { audioDeleted, transcriptsDeleted, requestLogEntriesDeleted };
+  }
+
+  private async purgeRequestLogBatch(now: Date): Promise<number> {
+    const deleted: unknown[] = await this.dataSource.query(
+      `DELETE FROM api_key_requests WHERE id IN (
+         SELECT id FROM api_key_requests WHERE at <= $1::timestamptz - $2 * INTERVAL '1 day' LIMIT $3
+       ) RETURNING 1`,
+      [now, this.config.API_KEY_REQUEST_LOG_DAYS, REQUEST_LOG_PURGE_BATCH_SIZE],
+    );
+    return deleted.length;
   }
 
   private purgeAudioBatch(now: Date): Promise<number> {

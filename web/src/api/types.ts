@@ -13,6 +13,7 @@ export type TranscriptionPage = Schemas['TranscriptionPage'];
 export type Vocabulary = Schemas['Vocabulary'];
 export type ApiKey = Schemas['ApiKey'];
 export type CreatedApiKey = Schemas['CreatedApiKey'];
+export type ApiKeyRequest = Schemas['ApiKeyRequest'];
 export type Webhook = Schemas['WebhookEndpoint'];
 export type CreatedWebhook = Schemas['WebhookEndpointWithSecret'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];

@@ -1,7 +1,8 @@
 import { ApiError, SessionClient } from './session-client';
 
 export interface UploadOptions {
-  file: File;
+  /** The audio, or null when `fields.audio_url` names it. */
+  file: File | null;
   fields: Record<string, string>;
   onProgress: (fraction: number) => void;
 }
@@ -10,7 +11,7 @@ function send(token: string | null, options: UploadOptions): Promise<XMLHttpRequ
   return new Promise((resolve, reject) => {
     const form = new FormData();
     for (const [name, value] of Object.entries(options.fields)) if (value !== '') form.append(name, value);
-    form.append('file', options.file);
+    if (options.file) form.append('file', options.file);
     const xhr = new XMLHttpRequest();
     xhr.open('POST', '/v1/transcriptions');
     if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
@@ -24,11 +25,14 @@ function send(token: string | null, options: UploadOptions): Promise<XMLHttpRequ
   });
 }
 
+/** The 202 answer as sent: `data` is the created job. */
+export type UploadAnswer = { data: { id: string } & Record<string, unknown> };
+
 /** POST /v1/transcriptions with upload progress; one refresh-and-retry on 401 like SessionClient.request. */
 export async function uploadTranscription(
   client: SessionClient,
   options: UploadOptions,
-): Promise<{ id: string }> {
+): Promise<UploadAnswer> {
   let xhr = await send(client.accessToken, options);
   if (xhr.status === 401) {
     const renewed = (await client.refresh()) ?? (await client.onExpired());
@@ -37,7 +41,7 @@ export async function uploadTranscription(
       xhr = await send(renewed.accessToken, options);
     }
   }
-  let body: { data?: { id: string }; detail?: string; title?: string; type?: string } = {};
+  let body: Partial<UploadAnswer> & { detail?: string; title?: string; type?: string } = {};
   try {
     body = JSON.parse(xhr.responseText) as typeof body;
   } catch {
@@ -50,5 +54,5 @@ export async function uploadTranscription(
       body.detail ?? body.title ?? `HTTP ${xhr.status}`,
     );
   }
-  return body.data;
+  return { data: body.data };
 }

@@ -3,6 +3,7 @@ export interface TimedWord {
   start: number;
   end: number;
   speaker?: number | string | null;
+  confidence?: number;
 }
 
 /**

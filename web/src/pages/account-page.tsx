@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Balance, Usage, UsageMonth } from '../api/types';
 import { WorkspaceSettings } from '../components/workspace-settings';
+import { formatAmount, formatEur } from '../logic/money';
 import { useClient } from '../session-context';
 
 /** Minutes per month as inline SVG bars (oldest left); the table below carries the same numbers in text. */
@@ -56,7 +57,7 @@ export function AccountPage() {
       <section className="card tiles" aria-label="Balance">
         <div>
           <span className="muted">Balance</span>
-          <strong className="big">{balance ? `${balance.balance.toFixed(2)} EUR` : '…'}</strong>
+          <strong className="big">{balance ? formatEur(balance.balance) : '…'}</strong>
         </div>
         <div>
           <span className="muted">Free transcriptions left</span>
@@ -87,7 +88,7 @@ export function AccountPage() {
                       <td>{month.count}</td>
                       <td>{month.standardMinutes.toFixed(1)}</td>
                       <td>{month.premiumMinutes.toFixed(1)}</td>
-                      <td>{(month.standardCost + month.premiumCost).toFixed(2)}</td>
+                      <td>{formatAmount(month.standardCost + month.premiumCost)}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -95,7 +96,7 @@ export function AccountPage() {
             </div>
             <p className="muted">
               Total: {usage.summary.totalTranscriptions} transcriptions,{' '}
-              {usage.summary.totalMinutes.toFixed(1)} min, {usage.summary.totalCost.toFixed(2)} EUR
+              {usage.summary.totalMinutes.toFixed(1)} min, {formatEur(usage.summary.totalCost)}
             </p>
           </>
         )}

@@ -1,10 +1,103 @@
 import { FormEvent, useCallback, useEffect, useId, useState } from 'react';
-import { ApiKey, CreatedApiKey } from '../api/types';
+import { ApiKey, ApiKeyRequest, CreatedApiKey } from '../api/types';
 import { CopyButton } from '../components/copy-button';
 import { useClient } from '../session-context';
 import { textField } from '../logic/form-fields';
 
 const date = (value: string | null) => (value ? new Date(value).toLocaleString() : 'never');
+
+const EXPIRY_CHOICES = [
+  { days: '', label: 'Never' },
+  { days: '7', label: 'In 7 days' },
+  { days: '30', label: 'In 30 days' },
+  { days: '90', label: 'In 90 days' },
+  { days: '365', label: 'In a year' },
+];
+const STATUS_FILTERS = ['', '2xx', '4xx', '5xx'];
+
+/** The key's latest requests (kept API_KEY_REQUEST_LOG_DAYS by the service), filtered by status class. */
+function RequestLog({ apiKey }: { apiKey: ApiKey }) {
+  const client = useClient();
+  const id = useId();
+  const [status, setStatus] = useState('');
+  const [entries, setEntries] = useState<ApiKeyRequest[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [reloads, setReloads] = useState(0);
+  useEffect(() => {
+    const query = new URLSearchParams({ limit: '50' });
+    if (status) query.set('status', status);
+    let stale = false;
+    client
+      .json<{ data: ApiKeyRequest[] }>(`/v1/api-keys/${apiKey.id}/requests?${query}`)
+      .then((answer) => !stale && setEntries(answer.data))
+      .catch((caught: Error) => !stale && setError(caught.message));
+    return () => {
+      stale = true;
+    };
+  }, [client, apiKey.id, status, reloads]);
+  return (
+    <section className="card" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Requests made with {apiKey.name || apiKey.prefix}</h2>
+      <div className="filters">
+        <div className="field">
+          <label htmlFor={`${id}-status`}>Status</label>
+          <select
+            id={`${id}-status`}
+            value={status}
+            onChange={(event) => setStatus(event.currentTarget.value)}
+          >
+            {STATUS_FILTERS.map((filter) => (
+              <option key={filter} value={filter}>
+                {filter || 'Any'}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="button" onClick={() => setReloads((n) => n + 1)}>
+          Refresh
+        </button>
+      </div>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+      {entries && entries.length === 0 && <p className="muted">No requests in the log.</p>}
+      {entries && entries.length > 0 && (
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Method</th>
+                <th scope="col">Path</th>
+                <th scope="col">Status</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Request id</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((entry) => (
+                <tr key={`${entry.at}-${entry.requestId}`}>
+                  <td>{new Date(entry.at).toLocaleString()}</td>
+                  <td>{entry.method}</td>
+                  <td>
+                    <code>{entry.path}</code>
+                  </td>
+                  <td className={entry.status >= 400 ? 'error' : undefined}>{entry.status}</td>
+                  <td>{entry.durationMs} ms</td>
+                  <td>
+                    <code>{entry.requestId}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
 
 export function SecurityPage() {
   const client = useClient();
@@ -12,6 +105,7 @@ export function SecurityPage() {
   const [keys, setKeys] = useState<ApiKey[]>([]);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [logged, setLogged] = useState<ApiKey | null>(null);
   const load = useCallback(() => {
     client
       .json<{ data: ApiKey[] }>('/v1/api-keys')
@@ -23,11 +117,13 @@ export function SecurityPage() {
   const create = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
-    const name = textField(new FormData(form), 'name').trim();
+    const fields = new FormData(form);
+    const name = textField(fields, 'name').trim();
+    const expiresInDays = textField(fields, 'expires');
     try {
       const answer = await client.json<{ data: CreatedApiKey }>('/v1/api-keys', {
         method: 'POST',
-        body: { name },
+        body: expiresInDays ? { name, expiresInDays: Number(expiresInDays) } : { name },
       });
       setCreated(answer.data);
       setError(null);
@@ -42,6 +138,7 @@ export function SecurityPage() {
     try {
       await client.json(`/v1/api-keys/${key.id}`, { method: 'DELETE' });
       if (created?.id === key.id) setCreated(null);
+      if (logged?.id === key.id) setLogged(null);
       load();
     } catch (caught) {
       setError((caught as Error).message);
@@ -56,6 +153,14 @@ export function SecurityPage() {
         <form className="inline-form" onSubmit={(event) => void create(event)}>
           <label htmlFor={`${id}-name`}>Key name</label>
           <input id={`${id}-name`} name="name" required maxLength={100} />
+          <label htmlFor={`${id}-expires`}>Expires</label>
+          <select id={`${id}-expires`} name="expires" defaultValue="">
+            {EXPIRY_CHOICES.map((choice) => (
+              <option key={choice.days} value={choice.days}>
+                {choice.label}
+              </option>
+            ))}
+          </select>
           <button type="submit" className="primary">
             Create key
           </button>
@@ -86,6 +191,7 @@ export function SecurityPage() {
                   <th scope="col">Prefix</th>
                   <th scope="col">Created</th>
                   <th scope="col">Last used</th>
+                  <th scope="col">Expires</th>
                   <th scope="col">
                     <span className="visually-hidden">Actions</span>
                   </th>
@@ -100,7 +206,15 @@ export function SecurityPage() {
                     </td>
                     <td>{date(key.createdAt)}</td>
                     <td>{date(key.lastUsedAt)}</td>
-                    <td>
+                    <td>{date(key.expiresAt)}</td>
+                    <td className="actions">
+                      <button
+                        type="button"
+                        aria-expanded={logged?.id === key.id}
+                        onClick={() => setLogged(logged?.id === key.id ? null : key)}
+                      >
+                        Requests of {key.name}
+                      </button>{' '}
                       <button type="button" className="danger" onClick={() => void revoke(key)}>
                         Revoke {key.name}
                       </button>
@@ -112,6 +226,7 @@ export function SecurityPage() {
           </div>
         )}
       </section>
+      {logged && <RequestLog key={logged.id} apiKey={logged} />}
     </>
   );
 }

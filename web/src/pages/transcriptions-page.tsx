@@ -1,7 +1,8 @@
 import { DragEvent, FormEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
 import { MODELS, TranscriptionPage, TranscriptionSummary, Vocabulary } from '../api/types';
-import { uploadTranscription } from '../api/upload';
+import { UploadAnswer, uploadTranscription } from '../api/upload';
 import { useLiveProgress } from '../components/live-progress';
+import { RequestPanel } from '../components/request-panel';
 import { StatusBadge } from '../components/status-badge';
 import {
   CursorPaging,
@@ -14,7 +15,23 @@ import {
 import { BASE, navigate } from '../router';
 import { useClient } from '../session-context';
 import { textField } from '../logic/form-fields';
+import { isTerminal } from '../logic/job-progress';
+import { formatEur } from '../logic/money';
+import { metadataField } from '../logic/playground-fields';
+import { PlaygroundRequest } from '../logic/request-code';
 
+/** Speaker-count and text fields of the form, sent as written when filled in (the API checks them). */
+const TEXT_FIELDS = [
+  'model',
+  'language',
+  'vocabulary_id',
+  'vocabulary',
+  'num_speakers',
+  'min_speakers',
+  'max_speakers',
+];
+
+/** The playground: every upload option of the API, then the request as code and the answer as sent. */
 function UploadForm({ onUploaded }: { onUploaded: () => void }) {
   const client = useClient();
   const id = useId();
@@ -24,6 +41,7 @@ function UploadForm({ onUploaded }: { onUploaded: () => void }) {
   const [progress, setProgress] = useState<number | null>(null);
   const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
   const [vocabularies, setVocabularies] = useState<Vocabulary[]>([]);
+  const [last, setLast] = useState<{ request: PlaygroundRequest; answer: UploadAnswer } | null>(null);
 
   useEffect(() => {
     client
@@ -41,19 +59,40 @@ function UploadForm({ onUploaded }: { onUploaded: () => void }) {
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (!file) {
-      setMessage({ error: true, text: 'Choose an audio or video file first.' });
+    const formElement = event.currentTarget;
+    const form = new FormData(formElement);
+    const audioUrl = textField(form, 'audio_url').trim();
+    if (!file && !audioUrl) {
+      setMessage({ error: true, text: 'Choose an audio or video file, or give an audio URL.' });
       return;
     }
-    const form = new FormData(event.currentTarget);
     const fields: Record<string, string> = {};
-    for (const name of ['model', 'language', 'vocabulary_id', 'num_speakers'])
-      fields[name] = textField(form, name);
+    for (const name of TEXT_FIELDS) {
+      const value = textField(form, name).trim();
+      if (value !== '' && !(name === 'language' && value === 'auto')) fields[name] = value;
+    }
+    try {
+      const metadata = metadataField(textField(form, 'metadata'));
+      if (metadata) fields.metadata = metadata;
+    } catch (caught) {
+      setMessage({ error: true, text: (caught as Error).message });
+      return;
+    }
+    const sent = file ? fields : { ...fields, audio_url: audioUrl };
+    const name = file ? file.name : audioUrl;
     setMessage(null);
     setProgress(0);
     try {
-      await uploadTranscription(client, { file, fields, onProgress: setProgress });
-      setMessage({ error: false, text: `Uploaded ${file.name}.` });
+      const answer = await uploadTranscription(client, { file, fields: sent, onProgress: setProgress });
+      setLast({
+        request: {
+          baseUrl: window.location.origin,
+          source: file ? { file: file.name } : { audioUrl },
+          fields,
+        },
+        answer,
+      });
+      setMessage({ error: false, text: `Uploaded ${name}.` });
       setFile(null);
       if (fileInput.current) fileInput.current.value = '';
       onUploaded();
@@ -86,6 +125,16 @@ function UploadForm({ onUploaded }: { onUploaded: () => void }) {
         />
         <p className="muted">{file ? `Selected: ${file.name}` : 'or drop a file here'}</p>
       </div>
+      <div className="field">
+        <label htmlFor={`${id}-url`}>Or an audio URL (the service fetches it)</label>
+        <input
+          id={`${id}-url`}
+          name="audio_url"
+          type="url"
+          placeholder="https://…"
+          disabled={file !== null}
+        />
+      </div>
       <div className="grid">
         <div className="field">
           <label htmlFor={`${id}-model`}>Model</label>
@@ -100,7 +149,7 @@ function UploadForm({ onUploaded }: { onUploaded: () => void }) {
           <input id={`${id}-language`} name="language" defaultValue="auto" pattern="auto|[a-z]{2,3}" />
         </div>
         <div className="field">
-          <label htmlFor={`${id}-vocabulary`}>Vocabulary</label>
+          <label htmlFor={`${id}-vocabulary`}>Saved vocabulary</label>
           <select id={`${id}-vocabulary`} name="vocabulary_id" defaultValue="">
             <option value="">None</option>
             {vocabularies.map((vocabulary) => (
@@ -111,8 +160,24 @@ function UploadForm({ onUploaded }: { onUploaded: () => void }) {
           </select>
         </div>
         <div className="field">
+          <label htmlFor={`${id}-inline`}>Extra words (comma-separated)</label>
+          <input id={`${id}-inline`} name="vocabulary" placeholder="Kubernetes, gRPC" />
+        </div>
+        <div className="field">
           <label htmlFor={`${id}-speakers`}>Speakers (optional)</label>
           <input id={`${id}-speakers`} name="num_speakers" type="number" min={1} max={50} />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-min`}>Or at least</label>
+          <input id={`${id}-min`} name="min_speakers" type="number" min={1} max={50} />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-max`}>and at most</label>
+          <input id={`${id}-max`} name="max_speakers" type="number" min={1} max={50} />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-metadata`}>Metadata (key=value per line)</label>
+          <textarea id={`${id}-metadata`} name="metadata" rows={2} placeholder="ticket=T-1" />
         </div>
       </div>
       {progress !== null && (
@@ -128,6 +193,7 @@ function UploadForm({ onUploaded }: { onUploaded: () => void }) {
       <button type="submit" className="primary" disabled={progress !== null}>
         Upload and transcribe
       </button>
+      {last && <RequestPanel request={last.request} answer={last.answer} />}
     </form>
   );
 }
@@ -143,6 +209,14 @@ export function TranscriptionsPage() {
   const [error, setError] = useState<string | null>(null);
   const [reloads, setReloads] = useState(0);
   const live = useLiveProgress(items);
+  // A job that just finished is read again: its cost, or the reason it failed, come with the record.
+  const finished = items
+    .filter((item) => !isTerminal(item.status) && live[item.id] && isTerminal(live[item.id].status))
+    .map((item) => item.id)
+    .join(',');
+  useEffect(() => {
+    if (finished) setReloads((n) => n + 1);
+  }, [finished]);
 
   const current = paging.current;
   useEffect(() => {
@@ -222,8 +296,12 @@ export function TranscriptionsPage() {
                 <span className="muted">
                   {new Date(item.createdOn).toLocaleString()} · {item.model}
                   {item.duration !== null ? ` · ${item.duration.toFixed(1)} s` : ''}
+                  {item.cost !== null ? ` · ${formatEur(item.cost)}` : ''}
                 </span>
                 <StatusBadge progress={live[item.id] ?? item} />
+                {(live[item.id]?.status ?? item.status) === 'failed' && (
+                  <span className="error failure-reason">{item.errorMessage ?? 'Failed'}</span>
+                )}
               </li>
             ))}
           </ul>
