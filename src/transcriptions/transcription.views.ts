@@ -31,6 +31,8 @@ export function toTranscriptionDetail(t: Transcription) {
     directoryId: t.workspaceId,
     resultJson: t.resultJson && t.resultJson.words.length > 0 ? t.resultJson : null,
     metadata: t.metadata,
+    multichannel: t.channels !== null,
+    channels: t.channels,
     estimatedCost: estimatedCostOf(t),
     audioDeletedAt: t.audioDeletedAt,
     transcriptDeletedAt: t.transcriptDeletedAt,

@@ -19,4 +19,10 @@ describe('createSpeakerLabeler', () => {
     expect(label(null)).toBeNull();
     expect(label('SPEAKER_09')).toBeNull();
   });
+
+  it("labels a multichannel transcript's words by their channel number, not by first appearance", () => {
+    const label = createSpeakerLabeler([{ speaker: 'CHANNEL_2' }, { speaker: 'CHANNEL_1' }]);
+    expect(label('CHANNEL_2')).toBe('Channel 2');
+    expect(label('CHANNEL_1')).toBe('Channel 1');
+  });
 });

@@ -17,12 +17,16 @@ export interface UploadOptions {
   speakers: SpeakerHints;
   /** The caller's own labels, stored and echoed back (detail, webhooks); `{}` when none. */
   metadata: Record<string, string>;
+  /** Each channel recognised on its own, its words labelled with the channel (no diarization). */
+  multichannel: boolean;
 }
 
 export const MAX_VOCABULARY_WORDS = 500;
 export const MAX_METADATA_KEYS = 16;
 export const MAX_METADATA_KEY_LENGTH = 40;
 export const MAX_METADATA_VALUE_LENGTH = 500;
+/** The most channels a multichannel upload may have (8: 7.1 surround, an 8-line call recorder). */
+export const MAX_CHANNELS = 8;
 
 const KNOWN_FIELDS = new Set([
   'model',
@@ -34,6 +38,7 @@ const KNOWN_FIELDS = new Set([
   'min_speakers',
   'max_speakers',
   'metadata',
+  'multichannel',
 ]);
 
 /** Reads and checks the text fields of an upload; each failure is the problem the spec names for it. */
@@ -56,6 +61,7 @@ export function parseUploadOptions(fields: Record<string, string>): UploadOption
     prompt: null,
     speakers: parseSpeakerHints(fields),
     metadata: parseMetadata(fields.metadata),
+    multichannel: parseFlag('multichannel', fields.multichannel),
   };
 }
 
@@ -151,6 +157,33 @@ function parseMetadata(raw: string | undefined): Record<string, string> {
     if (unstorable) throw ProblemException.field('metadata', `each metadata key and value ${unstorable}`);
   }
   return Object.fromEntries(entries);
+}
+
+/** `true` or `false` (any case; a JSON body's boolean arrives as its text); absent or empty is false. */
+function parseFlag(name: string, raw: string | undefined): boolean {
+  const value = raw?.trim().toLowerCase() ?? '';
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  throw ProblemException.field(name, `${name} must be true or false`);
+}
+
+/**
+ * The channels a job recognises one by one, from the upload's probed channel count: null without
+ * `multichannel` (the channels are mixed to mono and diarized). A mono file with `multichannel` is one
+ * channel, CHANNEL_1. More than MAX_CHANNELS, or a count ffprobe could not state, is refused.
+ */
+export function recognisedChannels(multichannel: boolean, probedChannels: number | null): number | null {
+  if (!multichannel) return null;
+  if (probedChannels === null || probedChannels < 1) {
+    throw ProblemException.field('multichannel', 'the number of audio channels could not be determined');
+  }
+  if (probedChannels > MAX_CHANNELS) {
+    throw ProblemException.field(
+      'multichannel',
+      `multichannel takes at most ${MAX_CHANNELS} channels; the audio has ${probedChannels}`,
+    );
+  }
+  return probedChannels;
 }
 
 function parseVocabularyId(formal: string | undefined, alias: string | undefined): string | null {
