@@ -110,12 +110,9 @@ export class TranscriptionPipeline {
     }
     const tasks = new BoundedTasks(settings.parallelism);
     let reportedSeconds = 0;
-    const context = (
-      session: DiarizationSession,
-      streamSignal: AbortSignal,
-      fractions: number[],
-      index: number,
-    ) =>
+    // Recognition progress is the mean of the streams' fractions (one stream without `channels`).
+    const fractions = new Array<number>(request.channels ?? 1).fill(0);
+    const context = (session: DiarizationSession, streamSignal: AbortSignal, index: number) =>
       ({
         request,
         tasks,
@@ -141,7 +138,7 @@ export class TranscriptionPipeline {
       const session = diarizer.begin(request.speakers);
       const stream = await this.recogniseStream(
         decodePcmStream(request.audioPath, { ffmpegPath: settings.audio.ffmpegPath, signal }),
-        context(session, signal, [0], 0),
+        context(session, signal, 0),
       );
       streams = [stream];
       assertSpeechFound(stream.speechFound);
@@ -156,14 +153,14 @@ export class TranscriptionPipeline {
     } else {
       streams = await this.recogniseChannels(
         request.channels,
-        (channel, channelSignal, fractions) =>
+        (channel, channelSignal) =>
           this.recogniseStream(
             decodePcmStream(request.audioPath, {
               ffmpegPath: settings.audio.ffmpegPath,
               signal: channelSignal,
               channel,
             }),
-            context(NO_DIARIZATION, channelSignal, fractions, channel),
+            context(NO_DIARIZATION, channelSignal, channel),
           ),
         signal,
       );
@@ -192,16 +189,15 @@ export class TranscriptionPipeline {
    */
   private async recogniseChannels(
     channels: number,
-    recognise: (channel: number, signal: AbortSignal, fractions: number[]) => Promise<StreamRecognition>,
+    recognise: (channel: number, signal: AbortSignal) => Promise<StreamRecognition>,
     signal: AbortSignal,
   ): Promise<StreamRecognition[]> {
     const stopAll = new AbortController();
     const forward = (): void => stopAll.abort(signal.reason);
     signal.addEventListener('abort', forward, { once: true });
-    const fractions = new Array<number>(channels).fill(0);
     try {
       const running = Array.from({ length: channels }, (_, channel) =>
-        recognise(channel, stopAll.signal, fractions).catch((error: unknown) => {
+        recognise(channel, stopAll.signal).catch((error: unknown) => {
           if (!stopAll.signal.aborted) stopAll.abort(error);
           throw error;
         }),
