@@ -6,7 +6,13 @@ import type { TranscriptWord } from '../../src/engine/engine.types';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
-import { generatedAudio, insertTranscription, upload, waitForTerminal } from '../support/transcriptions';
+import {
+  asBuffer,
+  generatedAudio,
+  insertTranscription,
+  upload,
+  waitForTerminal,
+} from '../support/transcriptions';
 
 const GO_FORWARD = testAudio('pocketsphinx/goforward.wav'); // "go forward ten meters", 2.8 s
 const DARK_SUIT = testAudio('coqui-stt/LDC93S1.wav'); // "she had your dark suit in greasy wash water all year", 2.9 s
@@ -57,11 +63,7 @@ describe('Multichannel audio and transcript search', () => {
       .get(`/v1/transcriptions/${id}/export?format=${format}`)
       .set(bearer(apiKey))
       .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+      .parse(asBuffer);
     expect(response.status).toBe(200);
     return response.body as Buffer;
   };
