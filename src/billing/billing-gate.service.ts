@@ -6,7 +6,7 @@ import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
 import type { ModelTier } from '../engine/engine.types';
 import { Transcription } from '../transcriptions/transcription.entity';
-import { costMicro, pricePerMinuteMicro } from './pricing';
+import { jobCostMicro, pricePerMinuteMicro } from './pricing';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -14,6 +14,8 @@ export interface AdmissionRequest {
   model: ModelTier;
   /** From the upload probe; null when the container states none (then only the minimum balance applies). */
   durationSeconds: number | null;
+  /** Channels recognised one by one (multichannel, billed per channel-minute); null when mixed to mono. */
+  channels: number | null;
 }
 
 export interface Admission {
@@ -25,8 +27,10 @@ export interface Admission {
 /**
  * Who may start a transcription, decided under the workspace row's lock in the transaction that creates it
  * (docs/billing.md, "What a workspace can get without paying"):
- * 1. A free transcription covers audio up to FREE_TRANSCRIPTION_MAX_MINUTES; a longer file is paid.
- * 2. A paid job starts only when the balance covers its estimated cost (stated duration × price) on top of
+ * 1. A free transcription covers audio up to FREE_TRANSCRIPTION_MAX_MINUTES (of audio, whatever its channels); a
+ *    longer file is paid.
+ * 2. A paid job starts only when the balance covers its estimated cost (stated duration × price, × channels when
+ *    multichannel) on top of
  *    the estimated cost of the workspace's other open paid jobs; without a stated duration, the balance must
  *    be at least MINIMUM_BALANCE_EUR (the charge at completion is still checked against the balance).
  * 3. Failed jobs are never billed, so the audio of a workspace's failed jobs is bounded:
@@ -52,7 +56,11 @@ export class BillingGate {
     const estimateMicro =
       request.durationSeconds === null
         ? 0
-        : costMicro(request.durationSeconds, pricePerMinuteMicro(this.config, request.model));
+        : jobCostMicro(
+            request.durationSeconds,
+            pricePerMinuteMicro(this.config, request.model),
+            request.channels,
+          );
     const committedMicro = await this.openPaidEstimateMicro(tx, workspace.id);
     const available = workspace.balanceMicro - committedMicro;
     if (available < Math.max(minimumMicro, estimateMicro)) {
@@ -80,12 +88,14 @@ export class BillingGate {
   private async openPaidEstimateMicro(tx: EntityManager, workspaceId: string): Promise<number> {
     const open = await tx.getRepository(Transcription).find({
       where: { workspaceId, status: In(['queued', 'processing']), usesFreeTranscription: false },
-      select: { model: true, duration: true },
+      select: { model: true, duration: true, channels: true },
     });
     return open.reduce(
       (sum, job) =>
         sum +
-        (job.duration === null ? 0 : costMicro(job.duration, pricePerMinuteMicro(this.config, job.model))),
+        (job.duration === null
+          ? 0
+          : jobCostMicro(job.duration, pricePerMinuteMicro(this.config, job.model), job.channels)),
       0,
     );
   }

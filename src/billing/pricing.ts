@@ -15,3 +15,11 @@ export function costMicro(durationSeconds: number, pricePerMinute: number): numb
   const billedSeconds = Math.max(0, Math.ceil(durationSeconds - 1e-9));
   return Math.round((billedSeconds * pricePerMinute) / 60);
 }
+
+/**
+ * A job's cost: a multichannel job is billed per channel-minute (each channel is recognised on its own, so
+ * it costs the engine as much as a file of its own); `channels` null is a job mixed to mono, billed once.
+ */
+export function jobCostMicro(durationSeconds: number, pricePerMinute: number, channels: number | null): number {
+  return costMicro(durationSeconds, pricePerMinute) * (channels ?? 1);
+}

@@ -8,7 +8,7 @@ import { AppConfig } from '../config/app-config';
 import type { Transcription } from '../transcriptions/transcription.entity';
 import { BillingGate, type Admission, type AdmissionRequest } from './billing-gate.service';
 import { LedgerService } from './ledger.service';
-import { costMicro, pricePerMinuteMicro } from './pricing';
+import { jobCostMicro, pricePerMinuteMicro } from './pricing';
 
 /** What settling a completed job came to. */
 export type Settlement =
@@ -16,7 +16,10 @@ export type Settlement =
   /** The balance no longer covers the audio: the job fails unbilled (the reason is its error message). */
   | { kind: 'refused'; reason: string };
 
-type BilledJob = Pick<Transcription, 'id' | 'workspaceId' | 'model' | 'usesFreeTranscription' | 'status'>;
+type BilledJob = Pick<
+  Transcription,
+  'id' | 'workspaceId' | 'model' | 'usesFreeTranscription' | 'status' | 'channels'
+>;
 
 /**
  * Decoded audio may pass the duration a job was admitted with by this much (container timestamps and
@@ -55,7 +58,11 @@ export class TranscriptionBilling {
     const workspace = await this.dataSource.getRepository(Workspace).findOne({ where: { id: workspaceId } });
     if (!workspace) throw ProblemException.notFound('The workspace');
     // An unknown duration fits a free transcription and estimates nothing: only the minimum balance counts.
-    await this.gate.admit(this.dataSource.manager, workspace, { model: 'standard', durationSeconds: null });
+    await this.gate.admit(this.dataSource.manager, workspace, {
+      model: 'standard',
+      durationSeconds: null,
+      channels: null,
+    });
   }
 
   /** Locks the workspace row, applies the gate and takes the free transcription the job uses, if any. */
@@ -87,13 +94,16 @@ export class TranscriptionBilling {
       : admitted;
   }
 
-  /** Charges a completed job for its decoded duration; a job on a free transcription costs nothing. */
+  /**
+   * Charges a completed job for its decoded duration (× its channels when multichannel); a job on a free
+   * transcription costs nothing.
+   */
   async settle(tx: EntityManager, job: BilledJob, durationSeconds: number): Promise<Settlement> {
     // A job reserved before billing was switched off completes free as well.
     const cost =
       !this.config.BILLING_ENABLED || job.usesFreeTranscription
         ? 0
-        : costMicro(durationSeconds, pricePerMinuteMicro(this.config, job.model));
+        : jobCostMicro(durationSeconds, pricePerMinuteMicro(this.config, job.model), job.channels);
     if (cost === 0) return { kind: 'charged', costMicro: 0 };
     const workspace = await tx.getRepository(Workspace).findOne({
       where: { id: job.workspaceId },
@@ -111,7 +121,7 @@ export class TranscriptionBilling {
         kind: 'charge',
         amountMicro: -cost,
         transcriptionId: job.id,
-        description: `${job.model} transcription, ${Math.ceil(durationSeconds)} s`,
+        description: `${job.model} transcription, ${Math.ceil(durationSeconds)} s${job.channels === null ? '' : ` × ${job.channels} channels`}`,
       },
       tx,
     );

@@ -94,6 +94,12 @@ export interface TranscribeRequest {
    * understates the audio). Absent: only the deployment's maximum applies.
    */
   admittedSeconds?: number;
+  /**
+   * Multichannel: the number of channels of the first audio stream, each recognised on its own and without
+   * diarization (a word's speaker is its channel, CHANNEL_1 …). Absent: the channels are mixed to mono and
+   * diarized.
+   */
+  channels?: number;
 }
 
 export interface TranscribeResult {

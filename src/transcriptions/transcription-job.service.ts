@@ -78,6 +78,7 @@ export class TranscriptionJobService {
             prompt: transcription.prompt,
             speakers: transcription.speakerHints,
             admittedSeconds: this.billing.decodeLimitSeconds(transcription),
+            ...(transcription.channels === null ? {} : { channels: transcription.channels }),
           },
           {
             signal: controller.signal,

@@ -41,6 +41,8 @@ export interface TranscriptionResultJson {
 // Trigram indexes for substring search; created by migration SQL the entity model cannot express.
 @Index('idx_transcriptions_file_name_trgm', { synchronize: false })
 @Index('idx_transcriptions_result_text_trgm', { synchronize: false })
+// GIN index of the transcript's full-text search document (search_vector); migration SQL.
+@Index('idx_transcriptions_search_vector', { synchronize: false })
 // Partial index of open jobs per workspace for the fair-share dispatcher (TranscriptionQueue); migration SQL.
 @Index('idx_transcriptions_open_by_workspace', { synchronize: false })
 @Check('chk_transcriptions_status', "status IN ('queued', 'processing', 'completed', 'failed')")
@@ -124,8 +126,30 @@ export class Transcription {
   @Column({ name: 'speaker_names', type: 'jsonb', default: () => "'{}'" })
   speakerNames: Record<string, string>;
 
+  /**
+   * Multichannel: the channels of the upload's first audio stream, each recognised on its own (a word's
+   * speaker is its channel) and billed per channel-minute. Null: the channels were mixed to mono and diarized.
+   */
+  @Column({ type: 'smallint', nullable: true })
+  channels: number | null;
+
   @Column({ name: 'result_text', type: 'text', nullable: true })
   resultText: string | null;
+
+  /**
+   * resultText as a full-text search document, in the text-search configuration of the job's language
+   * ('simple' when it is not known); null without a transcript. A trigger keeps it (migration
+   * TranscriptSearchVector): the service never reads or writes it, it only matches the list's `search`.
+   */
+  @Column({
+    name: 'search_vector',
+    type: 'tsvector',
+    nullable: true,
+    select: false,
+    insert: false,
+    update: false,
+  })
+  searchVector?: string | null;
 
   @Column({ name: 'result_json', type: 'jsonb', nullable: true })
   resultJson: TranscriptionResultJson | null;

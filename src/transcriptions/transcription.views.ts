@@ -34,6 +34,8 @@ export function toTranscriptionDetail(t: Transcription) {
     metadata: t.metadata,
     speakerNames: t.speakerNames,
     ...textOptionFields(t),
+    multichannel: t.channels !== null,
+    channels: t.channels,
     audioDeletedAt: t.audioDeletedAt,
     transcriptDeletedAt: t.transcriptDeletedAt,
   };

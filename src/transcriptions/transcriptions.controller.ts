@@ -9,6 +9,7 @@ import { AppConfig } from '../config/app-config';
 import { TranscriptionAudioService } from './audio/transcription-audio.service';
 import { buildContentDisposition } from './export/export-file-name';
 import { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
+import { TranscriptSearchQueryDto } from './transcript-search';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { streamTranscriptionState } from './transcription-event-stream';
 import { toTranscriptionDetail, toTranscriptionSummary } from './transcription.views';
@@ -97,6 +98,16 @@ export class TranscriptionsController {
     @Res() response: Response,
   ): Promise<void> {
     await this.audioFiles.send(principal.workspaceId, id, request.headers.range, response);
+  }
+
+  @Get(':id/search')
+  async search(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+    @Query() query: TranscriptSearchQueryDto,
+  ) {
+    const occurrences = await this.transcriptions.search(principal.workspaceId, id, query.q);
+    return { data: { q: query.q, count: occurrences.length, occurrences } };
   }
 
   @Get(':id/export')

@@ -12,6 +12,7 @@ import { EXPORT_FORMATS, isExportFormat, type RenderedExport } from './export/ex
 import { parseExportOptions } from './export/export-options';
 import { renderExport } from './export/render-export';
 import type { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
+import { findOccurrences, searchTokens, type TranscriptOccurrence } from './transcript-search';
 import { TierLanguagePolicy } from './tier-language.policy';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { keepListPosition, pageAfterCursor } from './transcription-list-cursor';
@@ -52,7 +53,7 @@ export class TranscriptionsService {
    */
   async create(
     principal: Principal,
-    upload: StoredUpload & { mimeType: string; durationSeconds: number | null },
+    upload: StoredUpload & { mimeType: string; durationSeconds: number | null; channels: number | null },
     options: UploadOptions,
     alongside?: (tx: EntityManager, created: Transcription) => Promise<void>,
   ): Promise<Transcription> {
@@ -72,6 +73,7 @@ export class TranscriptionsService {
       const { usesFree, estimateMicro } = await this.billing.reserve(tx, principal.workspaceId, {
         model: options.model,
         durationSeconds: upload.durationSeconds,
+        channels: upload.channels,
       });
       const created = await tx.getRepository(Transcription).save(
         tx.getRepository(Transcription).create({
@@ -95,6 +97,7 @@ export class TranscriptionsService {
             ...options.text,
             formatNumbers: options.text.formatNumbers ?? this.engineTiers.spellsNumbersOut(options.model),
           },
+          channels: upload.channels,
           usesFreeTranscription: usesFree,
           estimatedCostMicro: estimateMicro,
           requestId: currentRequestId(),
@@ -153,12 +156,15 @@ export class TranscriptionsService {
     if (query.status) builder.andWhere('t.status = :status', { status: query.status });
     if (query.model) builder.andWhere('t.model = :model', { model: query.model });
     if (query.search) {
+      // Substrings of the file name and the transcript, as before, and the transcript's words in any form its
+      // language's stemmer gives them (search_vector: migration TranscriptSearchVector). Each has a GIN index.
       const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       builder.andWhere(
         new Brackets((where) =>
           where
             .where('t.original_file_name ILIKE :pattern', { pattern })
-            .orWhere('t.result_text ILIKE :pattern', { pattern }),
+            .orWhere('t.result_text ILIKE :pattern', { pattern })
+            .orWhere('t.search_vector @@ transcript_search_query(:search)', { search: query.search }),
         ),
       );
     }
@@ -208,18 +214,7 @@ export class TranscriptionsService {
       throw new ProblemException('invalid-format', `format must be one of ${EXPORT_FORMATS.join(', ')}.`);
     }
     const options = parseExportOptions(format, query);
-    if (transcription.status !== 'completed') {
-      throw new ProblemException(
-        'not-ready',
-        `The transcription is ${transcription.status}; exports need it completed.`,
-      );
-    }
-    if (transcription.transcriptDeletedAt) {
-      throw new ProblemException(
-        'gone',
-        `The transcript was deleted by the workspace's retention on ${transcription.transcriptDeletedAt.toISOString()}.`,
-      );
-    }
+    assertTranscriptReadable(transcription, 'exports need');
     return renderExport(
       {
         id: transcription.id,
@@ -238,6 +233,30 @@ export class TranscriptionsService {
       },
       format,
       options,
+    );
+  }
+
+  /** Where the transcript says the words of `q` (case and punctuation aside); see transcript-search.ts. */
+  async search(workspaceId: string, id: string, q: string): Promise<TranscriptOccurrence[]> {
+    if (searchTokens(q).length === 0) throw ProblemException.field('q', 'q must contain a letter or a digit');
+    const transcription = await this.get(workspaceId, id);
+    assertTranscriptReadable(transcription, 'search needs');
+    return findOccurrences(transcription.resultJson?.words ?? [], q);
+  }
+}
+
+/** 400 not-ready before completion, 410 gone once retention removed the transcript. */
+function assertTranscriptReadable(transcription: Transcription, whoNeedsIt: string): void {
+  if (transcription.status !== 'completed') {
+    throw new ProblemException(
+      'not-ready',
+      `The transcription is ${transcription.status}; ${whoNeedsIt} it completed.`,
+    );
+  }
+  if (transcription.transcriptDeletedAt) {
+    throw new ProblemException(
+      'gone',
+      `The transcript was deleted by the workspace's retention on ${transcription.transcriptDeletedAt.toISOString()}.`,
     );
   }
 }

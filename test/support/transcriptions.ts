@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { Transcription } from '../../src/transcriptions/transcription.entity';
 import type { Server } from 'node:http';
+import type { Response } from 'superagent';
 import { postMultipart, type UploadAnswer, type UploadFile } from './early-refusal';
 import { expectMatchesSpec } from './openapi-contract';
 import { bearer, TestApp } from './test-app';
@@ -56,6 +57,13 @@ export async function waitForTerminal(
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`transcription ${id} did not finish within ${deadlineMs} ms`);
+}
+
+/** A supertest parser that keeps a binary body (an export, audio) as one Buffer: `.buffer(true).parse(asBuffer)`. */
+export function asBuffer(response: Response, done: (error: Error | null, body: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  response.on('data', (chunk: Buffer) => chunks.push(chunk));
+  response.on('end', () => done(null, Buffer.concat(chunks)));
 }
 
 /** Reads a transcription's SSE stream to its end; the body is the raw `text/event-stream` text. */

@@ -584,6 +584,10 @@ export interface paths {
          *     **Vocabulary.** `vocabulary` (inline) and `vocabulary_id` (saved) may be sent together: the saved words
          *     come first, then the inline words, de-duplicated case-insensitively; at most 500 words in total.
          *
+         *     **Multichannel** (extension, not in the spec). `multichannel=true` recognises each channel on its own;
+         *     words carry their channel as `speaker` (`CHANNEL_1`, …) and the job is billed per channel-minute (see
+         *     the field).
+         *
          *     | Slug | Status | When |
          *     |---|---|---|
          *     | `missing-file` | 400 | no multipart `file` field and no `audio_url` |
@@ -597,7 +601,7 @@ export interface paths {
          *     | `invalid-speaker-hint` | 422 | a speaker field is not an integer in 1..50; `num_speakers` with `min_speakers`/`max_speakers`; only one of `min_speakers`/`max_speakers`; `min_speakers` > `max_speakers` |
          *     | `invalid-idempotency-key` | 422 | `Idempotency-Key` is not a UUID |
          *     | `idempotency-key-mismatch` | 422 | the key was used within 24 hours for a different request |
-         *     | `validation` | 422 | `language` is neither `auto` nor one of the 99 codes, or is one the tier's engine on this deployment does not serve (the message names what it serves, e.g. "the standard tier of this deployment serves English only (en, auto)"); `vocabulary` unparseable or more than 500 words in total (with the saved ones), or a word empty or over 64 characters; `vocabulary_id` not a UUID, unknown, or of another workspace; `vocabulary_id` and `vocabularyId` naming different vocabularies; `audio_url` together with `file`, refused by the address rules, or not fetched (HTTP error, timeout, more than 5 redirects, a refused redirect target) |
+         *     | `validation` | 422 | `language` is neither `auto` nor one of the 99 codes, or is one the tier's engine on this deployment does not serve (the message names what it serves, e.g. "the standard tier of this deployment serves English only (en, auto)"); `vocabulary` unparseable or more than 500 words in total (with the saved ones), or a word empty or over 64 characters; `vocabulary_id` not a UUID, unknown, or of another workspace; `vocabulary_id` and `vocabularyId` naming different vocabularies; `audio_url` together with `file`, refused by the address rules, or not fetched (HTTP error, timeout, more than 5 redirects, a refused redirect target); `multichannel` not `true`/`false`, or `true` for audio of more than 8 channels (or whose channel count cannot be stated) |
          */
         post: operations["createTranscription"];
         delete?: never;
@@ -822,6 +826,40 @@ export interface paths {
          *     checked first: an invalid format is `invalid-format` whatever the controls say.
          */
         get: operations["exportTranscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transcriptions/{id}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Transcription id. A value that is not a UUID answers 404 `not-found`. */
+                id: components["parameters"]["TranscriptionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Find a word or phrase in a transcript
+         * @description Extension (not in the spec): every place where a `completed` transcript says the words of `q`, in time
+         *     order, with the start and end time and the speaker of each, so a player can jump there. Matching ignores
+         *     case and punctuation (apostrophes are dropped: `dont` finds "don't"; other punctuation separates words:
+         *     `well known` finds "well-known") and compares whole words: a phrase is found where its words follow each
+         *     other, across sentence ends; `car` does not find "cards". Occurrences do not overlap.
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `not-ready` | 400 | the transcription is not `completed` |
+         *     | `not-found` | 404 | no transcription of this workspace has this id |
+         *     | `gone` | 410 | retention deleted the transcript |
+         *     | `validation` | 422 | `q` missing, empty, repeated, longer than 200 characters, or without a letter or digit |
+         */
+        get: operations["searchTranscript"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1659,6 +1697,21 @@ export interface components {
              * @enum {string}
              */
             redact_pii_audio?: "true" | "false";
+            /**
+             * @description Extension (not in the spec): `true` recognises each channel of the file's first audio stream on its
+             *     own, without diarization: a word's `speaker` is its channel, `CHANNEL_1`, `CHANNEL_2`, … (exports
+             *     label them `Channel 1`, `Channel 2`, …), the words of all channels merged by start time, and
+             *     `speakerCount` is the number of channels in which words were recognised. Meant for call recordings
+             *     with agent and customer on their own channels. Billed per channel-minute: the charge and
+             *     `estimatedCost` are the duration × the price × the number of channels. A mono file is one channel
+             *     (`CHANNEL_1`, billed once). More than 8 channels, or a file whose channel count ffprobe cannot
+             *     state, is 422 `validation` on `multichannel`; a value other than `true`/`false` too. Default `false`
+             *     (channels mixed to mono and diarized). Not taken by the OpenAI-compatible route, whose answer has no
+             *     speakers.
+             * @default false
+             * @enum {string}
+             */
+            multichannel?: "true" | "false";
         } & (unknown | unknown);
         /**
          * @description An entity type of PII redaction, named as AssemblyAI names it. `credit_card_number`: 13–19 digits
@@ -1720,6 +1773,11 @@ export interface components {
             redact_pii_policies?: string | components["schemas"]["PiiPolicy"][];
             redact_pii_sub?: components["schemas"]["PiiSubstitution"];
             redact_pii_audio?: boolean;
+            /**
+             * @description Each channel recognised on its own, as the multipart field `multichannel`.
+             * @default false
+             */
+            multichannel?: boolean;
         };
         TranscriptionAccepted: {
             /** Format: uuid */
@@ -1754,7 +1812,8 @@ export interface components {
          *     transcription or when the operator switched billing off (`BILLING_ENABLED=false`). The duration is the
          *     one the container states, or measured from the audio's packets when it states none; null only for jobs
          *     created before uploads measured it. Stored with the job, so later price changes do not move it; the charge itself still
-         *     happens once, at completion, on the decoded duration (`cost`).
+         *     happens once, at completion, on the decoded duration (`cost`). A `multichannel` job is quoted and charged
+         *     per channel-minute: duration × price × channels.
          */
         EstimatedCost: number | null;
         TranscriptionStatusSnapshot: {
@@ -1804,7 +1863,7 @@ export interface components {
             /** Format: date-time */
             completedAt: string | null;
         };
-        /** @description Full form, returned only by `GET /v1/transcriptions/{id}`. All `Transcription` fields plus `mimeType`, `userId`, `directoryId`, `resultJson`, and the extensions `metadata`, `speakerNames` (set with `updateTranscription`), the text options (`customSpelling` … `redactPiiAudio`), `audioDeletedAt` and `transcriptDeletedAt` (always sent by this service). */
+        /** @description Full form, returned only by `GET /v1/transcriptions/{id}`. All `Transcription` fields plus `mimeType`, `userId`, `directoryId`, `resultJson`, and the extensions `metadata`, `speakerNames` (set with `updateTranscription`), the text options (`customSpelling` … `redactPiiAudio`), `multichannel`, `channels`, `audioDeletedAt` and `transcriptDeletedAt` (always sent by this service). */
         TranscriptionDetail: {
             /** Format: uuid */
             id: string;
@@ -1873,6 +1932,17 @@ export interface components {
             /** @description Extension (text options, always sent). */
             redactPiiAudio?: boolean;
             speakerNames?: components["schemas"]["SpeakerNames"];
+            /**
+             * @description Extension: the upload asked for `multichannel=true`; each channel was (or will be) recognised on its
+             *     own, the words' `speaker` is their channel (`CHANNEL_1`, …) and `speakerCount` counts the channels
+             *     with words.
+             */
+            multichannel?: boolean;
+            /**
+             * @description Extension: with `multichannel`, the channels of the file's first audio stream (each billed: the cost
+             *     is per channel-minute); null without `multichannel` (channels mixed to mono and diarized).
+             */
+            channels?: number | null;
             estimatedCost?: components["schemas"]["EstimatedCost"];
             /**
              * Format: date-time
@@ -1889,6 +1959,28 @@ export interface components {
              */
             transcriptDeletedAt?: string | null;
         };
+        TranscriptSearchResult: {
+            /** @description The query as sent. */
+            q: string;
+            /** @description Number of occurrences. */
+            count: number;
+            /** @description In time order. */
+            occurrences: components["schemas"]["TranscriptOccurrence"][];
+        };
+        TranscriptOccurrence: {
+            /** @description Index in `resultJson.words` of the first matching word. */
+            wordIndex: number;
+            /** @description Number of words matched (one word can hold several searched words, as "well-known"). */
+            wordCount: number;
+            /** @description Start of the first matching word, in seconds. */
+            start: number;
+            /** @description End of the last matching word, in seconds. */
+            end: number;
+            /** @description Speaker id of the first matching word, as in `resultJson.words`. */
+            speaker: string | null;
+            /** @description The matching words as the transcript writes them (case and punctuation kept). */
+            text: string;
+        };
         TranscriptionResult: {
             words: components["schemas"]["TranscriptionWord"][];
         };
@@ -1900,7 +1992,7 @@ export interface components {
             start: number;
             /** @description Offset in seconds of the last sample. */
             end: number;
-            /** @description Raw engine speaker id (`0`, `SPEAKER_00`); stable per speaker within one transcription; null when diarization was unavailable. */
+            /** @description Raw engine speaker id (`0`, `SPEAKER_00`; `CHANNEL_1`, `CHANNEL_2`, … for a `multichannel` transcription, where the speaker is the word's channel); stable per speaker within one transcription; null when diarization was unavailable. */
             speaker?: string | null;
             /**
              * @description Extension (not in the spec): how sure the recogniser is of this word, 0..1, present only where the
@@ -3319,7 +3411,15 @@ export interface operations {
                 status?: components["schemas"]["TranscriptionStatus"];
                 /** @description Only transcriptions of this model tier. Unknown values are 422 `validation`. */
                 model?: components["schemas"]["ModelTier"];
-                /** @description Case-insensitive substring search across `originalFileName` and `resultText`. */
+                /**
+                 * @description Case-insensitive substring search across `originalFileName` and `resultText`, as the spec says; in
+                 *     addition (extension), full-text search of `resultText` in the job's language (detected, else
+                 *     requested): the words of `search`, as a phrase, also match the other forms the language's stemmer
+                 *     gives them (`invoice` finds "invoices", `running` finds "runs"), for the text-search languages of
+                 *     PostgreSQL (English, German, French, Spanish, Italian, Dutch, Portuguese, Russian, the Nordic
+                 *     languages and others); other languages match whole words, case-insensitively. Every substring match
+                 *     of before still matches: the full-text part only adds matches.
+                 */
                 search?: string;
             };
             header?: never;
@@ -3910,6 +4010,77 @@ export interface operations {
                     });
                 };
             };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    searchTranscript: {
+        parameters: {
+            query: {
+                /** @description The word or phrase, 1 to 200 characters with at least one letter or digit. */
+                q: string;
+            };
+            header?: never;
+            path: {
+                /** @description Transcription id. A value that is not a UUID answers 404 `not-found`. */
+                id: components["parameters"]["TranscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The occurrences (none is an empty list). */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TranscriptSearchResult"];
+                    };
+                };
+            };
+            /** @description `not-ready`: the transcription is not `completed`. */
+            400: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        type?: unknown;
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `gone`: the workspace's transcript retention deleted the text of this transcription. */
+            410: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        type?: unknown;
+                        /** @constant */
+                        status?: 410;
+                    };
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["Internal"];

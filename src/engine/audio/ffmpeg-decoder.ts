@@ -8,6 +8,12 @@ export const SAMPLE_RATE = 16000;
 export interface DecodeOptions {
   ffmpegPath?: string;
   signal?: AbortSignal;
+  /**
+   * Decode only this channel (0-based) of the first audio stream instead of the mix of all channels: each
+   * channel of a multichannel recording is its own stream, read by its own ffmpeg, so one slow channel never
+   * holds another's samples in memory.
+   */
+  channel?: number;
 }
 
 /** Collects float blocks into one array (doubling capacity), for decodeToPcm. */
@@ -32,7 +38,8 @@ class SampleAccumulator {
   }
 }
 
-function ffmpegArguments(filePath: string): string[] {
+function ffmpegArguments(filePath: string, channel: number | undefined): string[] {
+  const mono = channel === undefined ? ['-ac', '1'] : ['-af', `pan=mono|c0=c${channel}`];
   return [
     '-nostdin',
     '-hide_banner',
@@ -45,8 +52,7 @@ function ffmpegArguments(filePath: string): string[] {
     '-vn',
     '-sn',
     '-dn',
-    '-ac',
-    '1',
+    ...mono,
     '-ar',
     String(SAMPLE_RATE),
     '-f',
@@ -58,8 +64,8 @@ function ffmpegArguments(filePath: string): string[] {
 }
 
 /**
- * Decodes the first audio stream of any ffmpeg-readable file to 16 kHz mono float samples, as a stream of
- * blocks (at most a pipe buffer each, ~2 s). ffmpeg is paused while the consumer is busy (the pipe's
+ * Decodes the first audio stream of any ffmpeg-readable file (all channels mixed, or one of them) to 16 kHz
+ * mono float samples, as a stream of blocks (at most a pipe buffer each, ~2 s). ffmpeg is paused while the consumer is busy (the pipe's
  * backpressure), so memory does not grow with the file however slowly the blocks are used.
  * Unreadable input and files without audio are DECODE_FAILED; a missing ffmpeg binary is ENGINE_FAILED.
  */
@@ -69,7 +75,7 @@ export async function* decodePcmStream(
 ): AsyncGenerator<Float32Array, void, undefined> {
   const signal = options.signal;
   throwIfAborted(signal);
-  const child = spawn(options.ffmpegPath ?? 'ffmpeg', ffmpegArguments(filePath), {
+  const child = spawn(options.ffmpegPath ?? 'ffmpeg', ffmpegArguments(filePath, options.channel), {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -28,6 +28,7 @@ describe('media probe', () => {
       audioStreams: 1,
       videoStreams: 0,
       audioCodec: 'pcm_s16le',
+      audioChannels: 1,
     });
   });
 

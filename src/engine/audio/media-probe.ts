@@ -13,11 +13,14 @@ export interface MediaProbe {
   videoStreams: number;
   /** Codec of the first audio stream, null without audio. */
   audioCodec: string | null;
+  /** Channels of the first audio stream, null without audio or when ffprobe states none. */
+  audioChannels: number | null;
 }
 
 interface FfprobeStream {
   codec_type?: string;
   codec_name?: string;
+  channels?: number;
   disposition?: { attached_pic?: number };
 }
 
@@ -66,6 +69,7 @@ export async function probeMedia(
     audioStreams: audio.length,
     videoStreams: video.length,
     audioCodec: audio[0]?.codec_name ?? null,
+    audioChannels: audio[0]?.channels ?? null,
   };
 }
 

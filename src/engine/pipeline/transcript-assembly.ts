@@ -43,3 +43,26 @@ export function joinWords(words: readonly { word: string }[]): string {
   }
   return text;
 }
+
+/** The speaker id of a channel's words in a multichannel transcription: CHANNEL_1, CHANNEL_2, … (1-based). */
+export function channelSpeaker(channelIndex: number): string {
+  return `CHANNEL_${channelIndex + 1}`;
+}
+
+/**
+ * Words of separately recognised channels as one transcript: each word's speaker is its channel, and the
+ * words are ordered by start time; words that start together keep their channel order (channel 1 first), and
+ * each channel's words keep their own order.
+ */
+export function mergeChannelWords(channels: readonly (readonly RecognizedWord[])[]): TranscriptWord[] {
+  return channels
+    .flatMap((words, channel) =>
+      words.map((word, position) => ({
+        word: { ...word, speaker: channelSpeaker(channel) },
+        channel,
+        position,
+      })),
+    )
+    .sort((a, b) => a.word.start - b.word.start || a.channel - b.channel || a.position - b.position)
+    .map(({ word }) => word);
+}

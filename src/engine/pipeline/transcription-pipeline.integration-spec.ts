@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { testAudio } from '../../../test/support/shared-paths';
 import { wordErrorRate } from '../../../bench/lib/word-error-rate';
 import { defaultEngineSettings } from '../engine-settings';
@@ -143,5 +146,29 @@ describe('TranscriptionPipeline', () => {
       },
     });
     await expect(running).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('multichannel: recognises each channel alone, labels words by channel, and a silent channel adds nothing', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'stt-multichannel-'));
+    const stereo = path.join(folder, 'left-speech-right-silence.wav');
+    execFileSync('ffmpeg', [
+      ...['-hide_banner', '-loglevel', 'error', '-y', '-i', testAudio('pocketsphinx/goforward.wav')],
+      ...['-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-filter_complex'],
+      '[0][1]join=inputs=2:channel_layout=stereo[out]',
+      ...['-map', '[out]', '-t', '2.786', stereo],
+    ]);
+    try {
+      const result = await pipeline.run({
+        ...request('pocketsphinx/goforward.wav'),
+        audioPath: stereo,
+        channels: 2,
+      });
+      expect(result.text).toBe('Go forward ten meters.');
+      expect(result.words.every((word) => word.speaker === 'CHANNEL_1')).toBe(true);
+      expect(result.speakerCount).toBe(1);
+      expect(result.duration).toBeCloseTo(2.786, 2);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

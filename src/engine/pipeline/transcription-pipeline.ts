@@ -1,10 +1,11 @@
-import { throwIfAborted, yieldToEventLoop } from '../abort.util';
+import { abortReason, throwIfAborted, yieldToEventLoop } from '../abort.util';
 import { decodePcmStream } from '../audio/ffmpeg-decoder';
 import { probeMedia } from '../audio/media-probe';
 import { SampleWindow } from '../audio/sample-window';
 import type { EngineSettings } from '../engine-settings';
 import {
   EngineError,
+  type DiarizationSession,
   type Diarizer,
   type PipelineStage,
   type ProgressCallback,
@@ -13,6 +14,7 @@ import {
   type SpeechDetector,
   type TranscribeRequest,
   type TranscribeResult,
+  type TranscriptWord,
 } from '../engine.types';
 import {
   assertLongEnough,
@@ -22,7 +24,7 @@ import {
 } from '../speech/audio-length.guard';
 import { ChunkPlanner, type PlannedChunk } from '../speech/speech-chunker';
 import { BoundedTasks } from './bounded-tasks';
-import { assignSpeakers, countSpeakers, joinWords } from './transcript-assembly';
+import { assignSpeakers, countSpeakers, joinWords, mergeChannelWords } from './transcript-assembly';
 
 export interface PipelineParts {
   /** Takes up to `settings.parallelism` concurrent recognize() calls. */
@@ -47,18 +49,51 @@ const STAGE_RANGE: Record<PipelineStage, readonly [number, number]> = {
   assembly: [98, 100],
 };
 
+/** One decoded stream's recognition: the file's mix, or one channel of it. */
+interface StreamRecognition {
+  words: RecognizedWord[];
+  detectedLanguages: string[];
+  /** Seconds decoded. */
+  duration: number;
+  speechFound: boolean;
+}
+
+/** What the streams of one file share while they are recognised. */
+interface StreamContext {
+  request: TranscribeRequest;
+  /** One slot per concurrent recognize() call, shared by all streams of the file. */
+  tasks: BoundedTasks;
+  session: DiarizationSession;
+  expectedSeconds: number | null;
+  signal: AbortSignal;
+  /** The fraction of this stream recognised so far (0..1). */
+  onRecognised(fraction: number): void;
+  /** Seconds decoded so far. */
+  onDecoded(seconds: number): void;
+}
+
+/** Multichannel streams are not diarized: a word's speaker is its channel. */
+const NO_DIARIZATION: DiarizationSession = {
+  add: async () => undefined,
+  finish: async () => [],
+};
+
 /**
  * decode → speech detection → recognition by chunk → diarization → assembly, as one stream: ffmpeg's output
  * is read block by block, speech is detected as it arrives, each chunk goes to the recogniser (several at
  * once) and to the diarizer's session as soon as no later speech can join it, and the audio is forgotten once
  * no pending chunk needs it. Memory therefore depends on the chunk length and the parallelism, never on the
  * file's duration; ffmpeg waits while the recognisers are busy.
+ *
+ * With `request.channels`, each channel is such a stream of its own (its own ffmpeg, speech detection and
+ * sample window), all recognised at once through the same `parallelism` slots, without diarization; the
+ * words are merged by time, each labelled with its channel.
  */
 export class TranscriptionPipeline {
   constructor(private readonly parts: PipelineParts) {}
 
   async run(request: TranscribeRequest, options: PipelineRunOptions = {}): Promise<TranscribeResult> {
-    const { recognizer, speechDetector, diarizer, settings } = this.parts;
+    const { diarizer, settings } = this.parts;
     const signal = options.signal ?? new AbortController().signal;
     const progress = new ProgressReporter(options.onProgress);
     this.assertLanguageSupported(request.language);
@@ -73,7 +108,116 @@ export class TranscriptionPipeline {
       assertNotTooLong(expectedSeconds, settings.maxAudioSeconds);
       options.onDuration?.(expectedSeconds);
     }
+    const tasks = new BoundedTasks(settings.parallelism);
+    let reportedSeconds = 0;
+    // Recognition progress is the mean of the streams' fractions (one stream without `channels`).
+    const fractions = new Array<number>(request.channels ?? 1).fill(0);
+    const context = (session: DiarizationSession, streamSignal: AbortSignal, index: number) =>
+      ({
+        request,
+        tasks,
+        session,
+        expectedSeconds,
+        signal: streamSignal,
+        onRecognised: (fraction: number) => {
+          fractions[index] = fraction;
+          progress.report('recognition', fractions.reduce((sum, value) => sum + value, 0) / fractions.length);
+        },
+        onDecoded: (seconds: number) => {
+          if (expectedSeconds === null && seconds - reportedSeconds >= 60) {
+            // No stated duration: the deadline grows with what has been decoded.
+            reportedSeconds = seconds;
+            options.onDuration?.(reportedSeconds);
+          }
+        },
+      }) satisfies StreamContext;
 
+    let words: TranscriptWord[];
+    let streams: StreamRecognition[];
+    if (request.channels === undefined) {
+      const session = diarizer.begin(request.speakers);
+      const stream = await this.recogniseStream(
+        decodePcmStream(request.audioPath, { ffmpegPath: settings.audio.ffmpegPath, signal }),
+        context(session, signal, 0),
+      );
+      streams = [stream];
+      assertSpeechFound(stream.speechFound);
+      if (stream.words.length === 0) {
+        throw new EngineError('NO_SPOKEN_AUDIO', 'no words were recognised in the audio');
+      }
+      progress.report('diarization', 0);
+      const turns = await session.finish();
+      throwIfAborted(signal);
+      progress.report('diarization', 1);
+      words = assignSpeakers(stream.words, turns);
+    } else {
+      streams = await this.recogniseChannels(
+        request.channels,
+        (channel, channelSignal) =>
+          this.recogniseStream(
+            decodePcmStream(request.audioPath, {
+              ffmpegPath: settings.audio.ffmpegPath,
+              signal: channelSignal,
+              channel,
+            }),
+            context(NO_DIARIZATION, channelSignal, channel),
+          ),
+        signal,
+      );
+      throwIfAborted(signal);
+      assertSpeechFound(streams.some((stream) => stream.speechFound));
+      words = mergeChannelWords(streams.map((stream) => stream.words));
+      if (words.length === 0)
+        throw new EngineError('NO_SPOKEN_AUDIO', 'no words were recognised in the audio');
+    }
+
+    const detectedLanguages = streams.flatMap((stream) => stream.detectedLanguages);
+    const result: TranscribeResult = {
+      text: joinWords(words),
+      words,
+      detectedLanguage: request.language === 'auto' ? mostFrequent(detectedLanguages) : request.language,
+      duration: Math.max(...streams.map((stream) => stream.duration)),
+      speakerCount: countSpeakers(words),
+    };
+    progress.report('assembly', 1);
+    return result;
+  }
+
+  /**
+   * Every channel at once. The first channel that fails stops the others (their ffmpeg is killed), and its
+   * error is the job's.
+   */
+  private async recogniseChannels(
+    channels: number,
+    recognise: (channel: number, signal: AbortSignal) => Promise<StreamRecognition>,
+    signal: AbortSignal,
+  ): Promise<StreamRecognition[]> {
+    const stopAll = new AbortController();
+    const forward = (): void => stopAll.abort(signal.reason);
+    signal.addEventListener('abort', forward, { once: true });
+    try {
+      const running = Array.from({ length: channels }, (_, channel) =>
+        recognise(channel, stopAll.signal).catch((error: unknown) => {
+          if (!stopAll.signal.aborted) stopAll.abort(error);
+          throw error;
+        }),
+      );
+      const settled = await Promise.allSettled(running);
+      const failure = settled.find((outcome) => outcome.status === 'rejected');
+      if (failure) throw signal.aborted ? abortReason(signal) : (stopAll.signal.reason as Error);
+      return settled.map((outcome) => (outcome as PromiseFulfilledResult<StreamRecognition>).value);
+    } finally {
+      signal.removeEventListener('abort', forward);
+    }
+  }
+
+  /** Speech detection, chunking and recognition of one decoded stream; the session sees its chunks in order. */
+  private async recogniseStream(
+    blocks: AsyncIterable<Float32Array>,
+    context: StreamContext,
+  ): Promise<StreamRecognition> {
+    const { speechDetector, recognizer, settings } = this.parts;
+    const { request, tasks, session, signal } = context;
     const audio = new SampleWindow();
     const detection = speechDetector.open();
     const planner = new ChunkPlanner({
@@ -84,14 +228,11 @@ export class TranscriptionPipeline {
     // A span is reported once it has ended, and no span is longer than the VAD's maximum: so every span still
     // to come starts after (decoded − this).
     const detectionLagSeconds = 2 * settings.speech.maxChunkSeconds + settings.speech.minSilenceSeconds + 1;
-    const session = diarizer.begin(request.speakers);
-    const tasks = new BoundedTasks(settings.parallelism);
     const words: RecognizedWord[] = [];
     const detectedLanguages: string[] = [];
     const waiting: PlannedChunk[] = [];
     const unfinishedStarts = new Set<number>();
     let speechFound = false;
-    let reportedSeconds = 0;
 
     const recognise = async (chunk: PlannedChunk): Promise<void> => {
       const samples = audio.extract(chunk.start, chunk.end);
@@ -117,7 +258,7 @@ export class TranscriptionPipeline {
         ...waiting.map((chunk) => chunk.start),
         planner.earliestNeeded() ?? decoded,
       );
-      progress.report('recognition', done / Math.max(expectedSeconds ?? decoded, decoded, 1e-9));
+      context.onRecognised(done / Math.max(context.expectedSeconds ?? decoded, decoded, 1e-9));
     };
     const recogniseReady = async (endOfFile: boolean): Promise<void> => {
       while (waiting.length > 0 && (endOfFile || waiting[0].end <= audio.totalSeconds)) {
@@ -131,10 +272,7 @@ export class TranscriptionPipeline {
       }
     };
 
-    for await (const block of decodePcmStream(request.audioPath, {
-      ffmpegPath: settings.audio.ffmpegPath,
-      signal,
-    })) {
+    for await (const block of blocks) {
       audio.append(block);
       assertNotTooLong(audio.totalSeconds, settings.maxAudioSeconds);
       assertWithinAdmitted(audio.totalSeconds, request.admittedSeconds);
@@ -149,11 +287,7 @@ export class TranscriptionPipeline {
         ),
       );
       reportRecognition();
-      if (expectedSeconds === null && audio.totalSeconds - reportedSeconds >= 60) {
-        // No stated duration: the deadline grows with what has been decoded.
-        reportedSeconds = audio.totalSeconds;
-        options.onDuration?.(reportedSeconds);
-      }
+      context.onDecoded(audio.totalSeconds);
       tasks.throwIfFailed();
       // VAD and planning are synchronous: let progress, aborts and IPC through between blocks.
       await yieldToEventLoop();
@@ -162,29 +296,12 @@ export class TranscriptionPipeline {
     const duration = audio.totalSeconds;
     assertLongEnough(duration, settings.speech.minAudioSeconds);
     addSpeech(detection.finish());
-    assertSpeechFound(speechFound);
     waiting.push(...planner.finish(duration));
     await recogniseReady(true);
     await tasks.drain();
     throwIfAborted(signal);
-    if (words.length === 0) throw new EngineError('NO_SPOKEN_AUDIO', 'no words were recognised in the audio');
     words.sort((a, b) => a.start - b.start);
-
-    progress.report('diarization', 0);
-    const turns = await session.finish();
-    throwIfAborted(signal);
-    progress.report('diarization', 1);
-
-    const transcriptWords = assignSpeakers(words, turns);
-    const result: TranscribeResult = {
-      text: joinWords(transcriptWords),
-      words: transcriptWords,
-      detectedLanguage: request.language === 'auto' ? mostFrequent(detectedLanguages) : request.language,
-      duration,
-      speakerCount: countSpeakers(transcriptWords),
-    };
-    progress.report('assembly', 1);
-    return result;
+    return { words, detectedLanguages, duration, speechFound };
   }
 
   /** Fails fast, before decoding, when the recogniser cannot serve the requested language. */

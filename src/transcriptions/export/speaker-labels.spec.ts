@@ -27,4 +27,10 @@ describe('createSpeakerLabeler', () => {
     // An id that is also an Object.prototype member is not mistaken for a name.
     expect([label('B'), label('A'), label('constructor')]).toEqual(['Speaker 1', 'Alice', 'Speaker 3']);
   });
+
+  it("labels a multichannel transcript's words by their channel number, not by first appearance", () => {
+    const label = createSpeakerLabeler([{ speaker: 'CHANNEL_2' }, { speaker: 'CHANNEL_1' }]);
+    expect(label('CHANNEL_2')).toBe('Channel 2');
+    expect(label('CHANNEL_1')).toBe('Channel 1');
+  });
 });

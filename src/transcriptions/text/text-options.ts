@@ -73,7 +73,8 @@ function present(raw: string | undefined): raw is string {
   return raw !== undefined && raw.trim() !== '';
 }
 
-function parseBoolean(name: string, raw: string | undefined): boolean | null {
+/** `true` or `false` (any case; a JSON body's boolean arrives as its text); null when absent or empty. */
+export function parseBoolean(name: string, raw: string | undefined): boolean | null {
   if (!present(raw)) return null;
   const value = raw.trim().toLowerCase();
   if (value !== 'true' && value !== 'false')

@@ -26,7 +26,7 @@ import {
   parseMultipartUpload,
   type StoredUpload,
 } from './multipart-upload';
-import { parseUploadOptions, type UploadOptions } from './upload-options';
+import { parseUploadOptions, recognisedChannels, type UploadOptions } from './upload-options';
 import { fetchAudioUrl } from './url-intake';
 
 /** What another API's form (see acceptForm) decides about an upload before its job exists. */
@@ -120,11 +120,12 @@ export class TranscriptionUploadService {
             });
       if (claim?.kind === 'answered') return this.idempotency.replay(claim, fingerprint);
       const options = urlOptions ?? parseUploadOptions(parsed.fields);
-      const { mimeType, durationSeconds } = await this.inspectMedia(file);
+      const { mimeType, durationSeconds, audioChannels } = await this.inspectMedia(file);
+      const channels = recognisedChannels(options.multichannel, audioChannels);
       const answer: { reply?: UploadReply } = {};
       await this.transcriptions.create(
         principal,
-        { ...file, mimeType, durationSeconds },
+        { ...file, mimeType, durationSeconds, channels },
         options,
         async (tx, transcription) => {
           const reply = admissionReply(transcription);
@@ -184,12 +185,13 @@ export class TranscriptionUploadService {
         claimedRecord = implicit.recordId;
         lease = this.idempotency.holdClaim(claimedRecord);
       }
-      const { mimeType, durationSeconds } = await this.inspectMedia(file);
+      const { mimeType, durationSeconds, audioChannels } = await this.inspectMedia(file);
+      const channels = recognisedChannels(options.multichannel, audioChannels);
       form.checkDuration(durationSeconds);
       const recordId = claimedRecord;
       const transcription = await this.transcriptions.create(
         principal,
-        { ...file, mimeType, durationSeconds },
+        { ...file, mimeType, durationSeconds, channels },
         options,
         async (tx, job) => {
           if (recordId) await this.idempotency.complete(tx, recordId, fingerprint, admissionReply(job));
@@ -309,12 +311,15 @@ export class TranscriptionUploadService {
   }
 
   /**
-   * The real media type (from the bytes and ffprobe) and the audio's duration: the one the container states,
+   * The real media type (from the bytes and ffprobe), the first audio stream's channel count (null when ffprobe
+   * states none) and the audio's duration: the one the container states,
    * else measured from its packets, so every gate (free limit, quote, the OpenAI route's limit) has one before
    * the job exists. Audio longer than MAX_AUDIO_DURATION_HOURS is refused here; the engine stops any job whose
    * decoded audio passes the duration it was admitted with (a header can understate it).
    */
-  private async inspectMedia(file: StoredUpload): Promise<{ mimeType: string; durationSeconds: number }> {
+  private async inspectMedia(
+    file: StoredUpload,
+  ): Promise<{ mimeType: string; durationSeconds: number; audioChannels: number | null }> {
     const probe = await probeMedia(file.local.path).catch(() => null);
     const mimeType = acceptedMediaType(file.head, probe);
     if (!mimeType) {
@@ -337,7 +342,7 @@ export class TranscriptionUploadService {
         `the audio lasts ${formatHours(durationSeconds)}; this service transcribes at most ${formatHours(maxSeconds)} per file`,
       );
     }
-    return { mimeType, durationSeconds };
+    return { mimeType, durationSeconds, audioChannels: probe?.audioChannels ?? null };
   }
 }
 

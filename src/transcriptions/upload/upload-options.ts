@@ -5,7 +5,12 @@ import type { ModelTier, SpeakerHints } from '../../engine/engine.types';
 import { LANGUAGE_CODES } from '../../languages/languages';
 import { MAX_VOCABULARY_WORD_LENGTH } from '../../vocabularies/vocabulary-word';
 import { MODEL_TIERS } from '../transcription.entity';
-import { parseTextOptions, type RequestedTextOptions, TEXT_OPTION_FIELDS } from '../text/text-options';
+import {
+  parseBoolean,
+  parseTextOptions,
+  type RequestedTextOptions,
+  TEXT_OPTION_FIELDS,
+} from '../text/text-options';
 
 export interface UploadOptions {
   model: ModelTier;
@@ -20,12 +25,16 @@ export interface UploadOptions {
   metadata: Record<string, string>;
   /** Custom spelling, number formatting, the profanity filter and PII redaction (text/text-options.ts). */
   text: RequestedTextOptions;
+  /** Each channel recognised on its own, its words labelled with the channel (no diarization). */
+  multichannel: boolean;
 }
 
 export const MAX_VOCABULARY_WORDS = 500;
 export const MAX_METADATA_KEYS = 16;
 export const MAX_METADATA_KEY_LENGTH = 40;
 export const MAX_METADATA_VALUE_LENGTH = 500;
+/** The most channels a multichannel upload may have (8: 7.1 surround, an 8-line call recorder). */
+export const MAX_CHANNELS = 8;
 
 const KNOWN_FIELDS = new Set([
   'model',
@@ -38,6 +47,7 @@ const KNOWN_FIELDS = new Set([
   'max_speakers',
   'metadata',
   ...TEXT_OPTION_FIELDS,
+  'multichannel',
 ]);
 
 /** Reads and checks the text fields of an upload; each failure is the problem the spec names for it. */
@@ -61,6 +71,7 @@ export function parseUploadOptions(fields: Record<string, string>): UploadOption
     speakers: parseSpeakerHints(fields),
     metadata: parseMetadata(fields.metadata),
     text: parseTextOptions(fields),
+    multichannel: parseBoolean('multichannel', fields.multichannel) ?? false,
   };
 }
 
@@ -156,6 +167,25 @@ function parseMetadata(raw: string | undefined): Record<string, string> {
     if (unstorable) throw ProblemException.field('metadata', `each metadata key and value ${unstorable}`);
   }
   return Object.fromEntries(entries);
+}
+
+/**
+ * The channels a job recognises one by one, from the upload's probed channel count: null without
+ * `multichannel` (the channels are mixed to mono and diarized). A mono file with `multichannel` is one
+ * channel, CHANNEL_1. More than MAX_CHANNELS, or a count ffprobe could not state, is refused.
+ */
+export function recognisedChannels(multichannel: boolean, probedChannels: number | null): number | null {
+  if (!multichannel) return null;
+  if (probedChannels === null || probedChannels < 1) {
+    throw ProblemException.field('multichannel', 'the number of audio channels could not be determined');
+  }
+  if (probedChannels > MAX_CHANNELS) {
+    throw ProblemException.field(
+      'multichannel',
+      `multichannel takes at most ${MAX_CHANNELS} channels; the audio has ${probedChannels}`,
+    );
+  }
+  return probedChannels;
 }
 
 function parseVocabularyId(formal: string | undefined, alias: string | undefined): string | null {
