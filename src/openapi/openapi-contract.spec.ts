@@ -10,7 +10,7 @@ import {
   operationIds,
   specRoutes,
   type ContractResponse,
-} from '../../test/support/openapi-contract';
+} from './openapi-contract';
 
 const ID = '0b7c6f9e-3f7a-4c1e-9d7e-2f4a8b1c5d6e';
 const OTHER_ID = 'f1e2d3c4-b5a6-4978-8a9b-0c1d2e3f4a5b';
