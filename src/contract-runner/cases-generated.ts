@@ -194,9 +194,10 @@ export async function generatedCases(run: RunContext, state: RunState): Promise<
       ? { ...(validBody(target.operationId, state) ?? {}), ...target.fixedBody }
       : undefined;
 
+    const label = target.fixedQuery ? ` (${new URLSearchParams(target.fixedQuery).toString()})` : '';
     await run.case(
       target.operationId,
-      'each parameter and member: wrong type, out of range → 422 naming it',
+      `each parameter and member: wrong type, out of range → 422 naming it${label}`,
       async (s) => {
         for (const parameter of query) {
           for (const value of [wrongQueryType(parameter.schema), outOfRange(parameter.schema)]) {
@@ -226,7 +227,7 @@ export async function generatedCases(run: RunContext, state: RunState): Promise<
     };
     await run.case(
       target.operationId,
-      `${run.options.maxExamples} generated requests (seed ${run.options.seed})`,
+      `${run.options.maxExamples} generated requests (seed ${run.options.seed})${label}`,
       async (s) => {
         for (let example = 0; example < run.options.maxExamples; example++) {
           const queryValues =

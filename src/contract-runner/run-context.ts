@@ -259,8 +259,9 @@ function preview(text: string): string {
 
 function printResult(result: CaseResult): void {
   const mark = result.outcome === 'passed' ? 'ok  ' : result.outcome === 'failed' ? 'FAIL' : 'skip';
+  const time = result.durationMs >= 1000 ? ` [${(result.durationMs / 1000).toFixed(1)} s]` : '';
   process.stdout.write(
-    `${mark} ${result.operationId}: ${result.name}${result.skipReason ? ` (${result.skipReason})` : ''}\n`,
+    `${mark} ${result.operationId}: ${result.name}${result.skipReason ? ` (${result.skipReason})` : ''}${time}\n`,
   );
   for (const failure of result.failures) process.stdout.write(`     ${failure.replace(/\n/g, '\n     ')}\n`);
 }

@@ -4,7 +4,7 @@
  * operation; and it can fail: through a proxy that breaks one thing at a time, each run fails naming the
  * operationId and the JSON path of what was broken.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest, createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,11 +22,18 @@ interface RunnerResult {
   output: string;
 }
 
-function runContract(args: string[]): Promise<RunnerResult> {
+/** Runs the CLI to its end; `onOutput` sees the output as it comes (and may signal the child). */
+function runContract(
+  args: string[],
+  onOutput?: (output: string, child: ChildProcess) => void,
+): Promise<RunnerResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      onOutput?.(output, child);
+    });
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, output }));
@@ -181,6 +188,53 @@ describe('stt-contract (the contract runner) against a running service', () => {
       .get('/v1/webhooks')
       .set({ Authorization: `Bearer ${apiKey}` });
     expect(hooks.body.data).toEqual([]);
+  });
+
+  it('read-only mode without jobs: changes no settings or keys and leaves nothing behind', async () => {
+    const auth = { Authorization: `Bearer ${apiKey}` };
+    const session = await t.http().post('/v1/auth/login').send({ email, password });
+    const jwt = { Authorization: `Bearer ${session.body.data.accessToken as string}` };
+    const keysBefore = await t.http().get('/v1/api-keys').set(jwt);
+    const settingsBefore = await t.http().get('/v1/account/settings').set(jwt);
+    const { code, output } = await runContract([
+      ...['--base-url', baseUrl, '--api-key', apiKey, '--email', email, '--password', password],
+      ...['--mode', 'read-only', '--no-jobs', '--max-examples', '1'],
+    ]);
+    expect({ code, result: output.match(/RESULT: \w+/)?.[0] }).toEqual({ code: 0, result: 'RESULT: PASS' });
+    expect(output).toContain('createTranscription: uploads the fixture clip — --no-jobs');
+    expect(output).toContain(
+      'createApiKey: creates, uses and revokes a key — read-only mode creates no API key',
+    );
+    expect(output).toContain(
+      'updateAccountSettings: changes the settings — read-only mode changes no settings',
+    );
+    const keyIds = (body: { data: Array<{ id: string }> }) => body.data.map((key) => key.id);
+    expect(keyIds((await t.http().get('/v1/api-keys').set(jwt)).body)).toEqual(keyIds(keysBefore.body));
+    expect((await t.http().get('/v1/account/settings').set(jwt)).body).toEqual(settingsBefore.body);
+    expect((await t.http().get('/v1/vocabularies').set(auth)).body.data).toEqual([]);
+    expect((await t.http().get('/v1/webhooks').set(auth)).body.data).toEqual([]);
+  });
+
+  it('on SIGTERM it stops and still removes what it created', async () => {
+    const auth = { Authorization: `Bearer ${apiKey}` };
+    let signalled = false;
+    const { code, output } = await runContract(
+      ['--base-url', baseUrl, '--api-key', apiKey, '--no-jobs', '--verbose'],
+      (soFar, child) => {
+        // Once the webhook endpoint exists the run holds a vocabulary and an endpoint.
+        if (!signalled && soFar.includes('createWebhook: registers an endpoint')) {
+          signalled = true;
+          child.kill('SIGTERM');
+        }
+      },
+    );
+    expect(signalled).toBe(true);
+    expect(code).toBe(143);
+    expect(output).toContain('SIGTERM: stopping, then removing what the run created');
+    expect(output).toMatch(/ok {3}deleteWebhook: deletes the run’s endpoint/);
+    expect(output).toMatch(/ok {3}deleteVocabulary: deletes the run’s vocabulary/);
+    expect((await t.http().get('/v1/vocabularies').set(auth)).body.data).toEqual([]);
+    expect((await t.http().get('/v1/webhooks').set(auth)).body.data).toEqual([]);
   });
 
   const mutations: Array<{ kind: string; operations: string; mutation: Mutation; names: RegExp[] }> = [
