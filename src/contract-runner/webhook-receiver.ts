@@ -44,7 +44,7 @@ export class WebhookReceiver {
           if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
         }
         this.deliveries.push(
-          this.inspect(request.url ?? '/', headers, Buffer.concat(chunks).toString('utf8')),
+          inspectDelivery(request.url ?? '/', headers, Buffer.concat(chunks).toString('utf8'), this.secrets),
         );
         response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       });
@@ -80,59 +80,69 @@ export class WebhookReceiver {
       await sleep(100, undefined, { signal });
     }
   }
+}
 
-  private inspect(path: string, headers: Record<string, string>, rawBody: string): ReceivedDelivery {
-    let envelope: ReceivedDelivery['envelope'];
-    try {
-      envelope = JSON.parse(rawBody) as ReceivedDelivery['envelope'];
-    } catch {
-      envelope = undefined;
-    }
-    const event = typeof envelope?.event === 'string' ? envelope.event : 'unknown';
-    const findings = checkWebhookDelivery({ headers, body: rawBody }, event);
-    const timestamp = headers[WEBHOOK_HEADERS.timestamp.toLowerCase()];
-    const signature = headers[WEBHOOK_HEADERS.signature.toLowerCase()];
-    const previous = headers[WEBHOOK_HEADERS.previousSignature.toLowerCase()];
-    let verifiedWith: ReceivedDelivery['verifiedWith'];
-    if (timestamp !== undefined) {
-      if (Math.abs(Date.now() / 1000 - Number(timestamp)) > MAX_CLOCK_SKEW_SECONDS) {
-        findings.push({
-          path: `header ${WEBHOOK_HEADERS.timestamp}`,
-          message: `timestamp ${timestamp} is more than 5 minutes off this machine's clock`,
-        });
-      }
-      if (envelope?.timestamp !== timestamp) {
-        findings.push({
-          path: '$.timestamp',
-          message: `envelope timestamp ${String(envelope?.timestamp)} ≠ header ${timestamp}`,
-        });
-      }
-      const [current, ...older] = this.secrets;
-      if (
-        current !== undefined &&
-        signatureMatches(signature, signWebhookPayload(current, timestamp, rawBody))
-      ) {
-        verifiedWith = 'current';
-      } else if (
-        older.some((secret) =>
-          [previous, signature].some((given) =>
-            signatureMatches(given, signWebhookPayload(secret, timestamp, rawBody)),
-          ),
-        )
-      ) {
-        // Signed with the secret a rotation retired: as X-Service-Signature-Previous during the 24 h overlap, or
-        // as X-Service-Signature on a delivery that was already on its way when the secret was rotated.
-        verifiedWith = 'previous';
-      }
-    }
-    if (verifiedWith === undefined) {
+/**
+ * What a receiver must check on one delivery: the headers and envelope against openapi.yaml's `webhooks`, the
+ * timestamp within 5 minutes of this clock (and equal to the envelope's), and the HMAC-SHA256 signature of
+ * `{timestamp}.{rawBody}` with the endpoint's secret (`secrets` newest first).
+ */
+export function inspectDelivery(
+  path: string,
+  headers: Record<string, string>,
+  rawBody: string,
+  secrets: readonly string[],
+): ReceivedDelivery {
+  let envelope: ReceivedDelivery['envelope'];
+  try {
+    envelope = JSON.parse(rawBody) as ReceivedDelivery['envelope'];
+  } catch {
+    envelope = undefined;
+  }
+  const event = typeof envelope?.event === 'string' ? envelope.event : 'unknown';
+  const findings = checkWebhookDelivery({ headers, body: rawBody }, event);
+  const timestamp = headers[WEBHOOK_HEADERS.timestamp.toLowerCase()];
+  const signature = headers[WEBHOOK_HEADERS.signature.toLowerCase()];
+  const previous = headers[WEBHOOK_HEADERS.previousSignature.toLowerCase()];
+  let verifiedWith: ReceivedDelivery['verifiedWith'];
+  if (timestamp !== undefined) {
+    if (Math.abs(Date.now() / 1000 - Number(timestamp)) > MAX_CLOCK_SKEW_SECONDS) {
       findings.push({
-        path: `header ${WEBHOOK_HEADERS.signature}`,
-        message: `no signature verifies with the endpoint's secret (HMAC-SHA256 of "{timestamp}.{rawBody}")`,
+        path: `header ${WEBHOOK_HEADERS.timestamp}`,
+        message: `timestamp ${timestamp} is more than 5 minutes off this machine's clock`,
       });
     }
-    return { path, headers, rawBody, envelope, findings, verifiedWith };
+    if (envelope?.timestamp !== timestamp) {
+      findings.push({
+        path: '$.timestamp',
+        message: `envelope timestamp ${String(envelope?.timestamp)} ≠ header ${timestamp}`,
+      });
+    }
+    const [current, ...older] = secrets;
+    if (
+      current !== undefined &&
+      signatureMatches(signature, signWebhookPayload(current, timestamp, rawBody))
+    ) {
+      verifiedWith = 'current';
+    } else if (
+      older.some((secret) =>
+        [previous, signature].some((given) =>
+          signatureMatches(given, signWebhookPayload(secret, timestamp, rawBody)),
+        ),
+      )
+    ) {
+      // Signed with the secret a rotation retired: as X-Service-Signature-Previous during the 24 h overlap, or
+      // as X-Service-Signature on a delivery that was already on its way when the secret was rotated.
+      verifiedWith = 'previous';
+    }
   }
+  if (verifiedWith === undefined) {
+    findings.push({
+      path: `header ${WEBHOOK_HEADERS.signature}`,
+      message: `no signature verifies with the endpoint's secret (HMAC-SHA256 of "{timestamp}.{rawBody}")`,
+    });
+  }
+  return { path, headers, rawBody, envelope, findings, verifiedWith };
 }
 
 function signatureMatches(given: string | undefined, expectedHex: string): boolean {

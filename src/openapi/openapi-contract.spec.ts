@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  checkResponse,
   ContractViolation,
   errorSlugs,
+  jsonPath,
   expectEventFrameMatchesSpec,
   expectMatchesSpec,
   expectWebhookMatchesSpec,
@@ -693,6 +695,40 @@ describe('openapi.yaml contract helper', () => {
   });
 });
 
+describe('findings (what the contract runner reports)', () => {
+  it('name the JSON path of the member, the header or the status', () => {
+    const { cost: _cost, ...withoutCost } = transcription();
+    const missing = checkResponse(
+      { status: 200, headers: JSON_HEADERS, body: { data: [withoutCost], cursor: null, hasMore: false } },
+      'listTranscriptions',
+    );
+    expect(missing.findings.map((finding) => finding.path)).toEqual(['$.data[0].cost']);
+    const { 'x-ratelimit-limit': _limit, ...withoutLimit } = JSON_HEADERS;
+    expect(
+      checkResponse(
+        { status: 200, headers: withoutLimit, body: { data: [], cursor: null, hasMore: false } },
+        'listTranscriptions',
+      ).findings,
+    ).toEqual([
+      { path: 'header x-ratelimit-limit', message: 'required response header x-ratelimit-limit is missing' },
+    ]);
+    expect(checkResponse(problemResponse('not-found', 418), 'getHealth').findings[0].path).toBe('status');
+    expect(
+      checkResponse(
+        { status: 404, headers: JSON_HEADERS, body: problem('not-found', 404) },
+        'getTranscription',
+      ).findings[0].path,
+    ).toBe('header Content-Type');
+  });
+
+  it('write paths with brackets for indexes and odd member names', () => {
+    expect(jsonPath('/data/0/cost')).toBe('$.data[0].cost');
+    expect(jsonPath('/errors/fieldErrors/words[3]')).toBe('$.errors.fieldErrors["words[3]"]');
+    expect(jsonPath('', 'balance')).toBe('$.balance');
+    expect(jsonPath('/a~1b')).toBe('$["a/b"]');
+  });
+});
+
 describe('openapi.yaml content', () => {
   it('has exactly the agreed operations on the agreed routes', () => {
     expect(specRoutes()).toEqual(
@@ -793,6 +829,51 @@ describe('openapi.yaml content', () => {
           headers: expect.arrayContaining(expected) as unknown,
         });
       }
+    }
+  });
+
+  it('links name existing operations and fill every path parameter they need', () => {
+    const routes = new Map(specRoutes().map((route) => [route.operationId, route.path]));
+    const links: Array<[string, Record<string, unknown>]> = [];
+    const collect = (value: unknown, where: string): void => {
+      if (Array.isArray(value)) value.forEach((item, index) => collect(item, `${where}/${index}`));
+      if (typeof value !== 'object' || value === null) return;
+      for (const [key, item] of Object.entries(value)) {
+        if (key === 'links')
+          for (const [name, link] of Object.entries(record(item)))
+            links.push([`${where}/${name}`, record(link)]);
+        else collect(item, `${where}/${key}`);
+      }
+    };
+    collect(openApiDocument().paths, '#/paths');
+    collect(record(openApiDocument().components).responses, '#/components/responses');
+    const targets = links.map(([, link]) => link.operationId);
+    for (const operationId of [
+      'getTranscription',
+      'getTranscriptionStatus',
+      'streamTranscriptionEvents',
+      'exportTranscription',
+      'deleteTranscription',
+      'getVocabulary',
+      'deleteVocabulary',
+      'updateWebhook',
+      'deleteWebhook',
+      'listWebhookDeliveries',
+      'testWebhook',
+      'rotateWebhookSecret',
+      'redeliverWebhookDelivery',
+      'revokeApiKey',
+    ]) {
+      expect(targets).toContain(operationId);
+    }
+    for (const [where, link] of links) {
+      const path = routes.get(String(link.operationId));
+      expect({ where, path }).toEqual({ where, path: expect.any(String) });
+      const needed = [...String(path).matchAll(/\{([^}]+)\}/g)].map((match) => match[1]).sort();
+      expect({ where, parameters: Object.keys(record(link.parameters)).sort() }).toEqual({
+        where,
+        parameters: needed,
+      });
     }
   });
 
