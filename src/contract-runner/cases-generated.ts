@@ -247,7 +247,7 @@ export async function generatedCases(run: RunContext, state: RunState): Promise<
           if (!body || json === undefined) continue;
           const broken = breakBody(
             body,
-            json as Record<string, unknown>,
+            json,
             drawSeed(run.options.seed, target.operationId, 'broken', String(example)),
           );
           if (broken === undefined || conformsTo(body, broken)) continue;

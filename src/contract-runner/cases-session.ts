@@ -4,7 +4,9 @@ import { unknownId, type RunState } from './run-state';
 
 function cookie(exchange: Exchange, name: string): string | undefined {
   // `stt_refresh`, or `__Secure-stt_refresh` where the deployment sets Secure cookies.
-  const set = exchange.setCookies.find((line) => new RegExp(`^(__Secure-)?${name}=`).test(line));
+  const set = exchange.setCookies.find(
+    (line) => line.startsWith(`${name}=`) || line.startsWith(`__Secure-${name}=`),
+  );
   return set?.split(';')[0];
 }
 

@@ -88,9 +88,22 @@ export function summary(run: RunContext, rows: CoverageRow[]): string {
   return parts.filter((part, index, all) => part !== '' || all[index - 1] !== '').join('\n');
 }
 
+/** Characters XML 1.0 allows (tab, line breaks, and from space on, minus surrogates and U+FFFE/U+FFFF). */
+function xmlCharacter(character: string): boolean {
+  const code = character.charCodeAt(0);
+  return (
+    code === 0x09 ||
+    code === 0x0a ||
+    code === 0x0d ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd)
+  );
+}
+
 function xml(text: string): string {
-  return text
-    .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD]/g, '')
+  return [...text]
+    .filter((character) => character.length > 1 || xmlCharacter(character))
+    .join('')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
