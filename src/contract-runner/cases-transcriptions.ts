@@ -504,6 +504,7 @@ export async function openAiCases(run: RunContext, state: RunState): Promise<voi
       const answer = await s.call('createOpenAiTranscription', {
         credential: s.credential('key'),
         form: uploadForm(clip, fileName, { model: 'whisper-1', response_format: 'json' }),
+        timeoutMs: run.options.jobTimeoutSeconds * 1000,
       });
       s.expect(answer, 200);
       s.check(typeof (answer.body as { text?: unknown }).text === 'string', '$.text is not a string');

@@ -42,6 +42,7 @@ describe('stt-contract options', () => {
     expect(() => options(['--webhook-listen', '8080'])).toThrow(/go together/);
     expect(() => options(['--seed', '-1'])).toThrow(/--seed/);
     expect(() => options(['--bogus'])).toThrow();
+    expect(() => options(['--operations', 'getBalance,getBalanse'])).toThrow(/no operation getBalanse/);
     expect(parseRunnerOptions(['--help'])).toBe('help');
   });
 });

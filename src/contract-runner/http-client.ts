@@ -33,6 +33,8 @@ export interface CallOptions {
   /** Statuses this call means to provoke: a 429 among them is not waited out and retried. */
   expecting?: number[];
   signal?: AbortSignal;
+  /** Longer than the default 30 s for a call that waits for a job (the OpenAI-compatible route). */
+  timeoutMs?: number;
 }
 
 /** Called for each rate-limit refusal the client waited out, so the report can show it. */
@@ -114,7 +116,10 @@ export class ContractHttpClient {
       headers['content-type'] = options.raw.contentType;
       body = options.raw.body;
     }
-    const signals = [AbortSignal.timeout(this.timeoutMs), ...(options.signal ? [options.signal] : [])];
+    const signals = [
+      AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs),
+      ...(options.signal ? [options.signal] : []),
+    ];
     const response = await fetch(url, {
       method: route.method,
       headers,

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { openApiDocument, operationIds } from '../openapi/openapi-contract';
 
 export type RunnerMode = 'full' | 'read-only';
 
@@ -50,6 +51,18 @@ options.
 
 export class OptionsError extends Error {}
 
+/** Every operationId of `paths` and of the `webhooks` deliveries: what --operations may name. */
+function knownOperationIds(): Set<string> {
+  const document = openApiDocument();
+  const ids = new Set(operationIds());
+  for (const item of Object.values(
+    (document.webhooks ?? {}) as Record<string, { post?: { operationId?: string } }>,
+  )) {
+    if (item.post?.operationId) ids.add(item.post.operationId);
+  }
+  return ids;
+}
+
 export function parseRunnerOptions(argv: string[]): RunnerOptions | 'help' {
   const { values } = parseArgs({
     args: argv,
@@ -81,6 +94,10 @@ export function parseRunnerOptions(argv: string[]): RunnerOptions | 'help' {
   if (values.mode !== 'full' && values.mode !== 'read-only') {
     throw new OptionsError(`--mode is full or read-only, not ${values.mode}`);
   }
+  const operations = values.operations?.split(',').map((id) => id.trim());
+  const unknown = operations?.filter((id) => !knownOperationIds().has(id)) ?? [];
+  if (unknown.length > 0)
+    throw new OptionsError(`--operations: openapi.yaml has no operation ${unknown.join(', ')}`);
   if ((values.email === undefined) !== (values.password === undefined)) {
     throw new OptionsError('--email and --password go together');
   }
@@ -102,10 +119,7 @@ export function parseRunnerOptions(argv: string[]): RunnerOptions | 'help' {
     webhookPublicUrl: values['webhook-public-url'],
     seed: values.seed === undefined ? randomInt(2 ** 31) : integer('--seed', values.seed, 0, 2 ** 31 - 1),
     maxExamples: integer('--max-examples', values['max-examples'], 0, 10_000),
-    operations:
-      values.operations === undefined
-        ? undefined
-        : new Set(values.operations.split(',').map((id) => id.trim())),
+    operations: operations === undefined ? undefined : new Set(operations),
     junit: values.junit,
     jobTimeoutSeconds: integer('--job-timeout', values['job-timeout'], 1, 86_400),
     verbose: values.verbose,
