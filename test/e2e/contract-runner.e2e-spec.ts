@@ -108,6 +108,7 @@ describe('stt-contract (the contract runner) against a running service', () => {
   let baseUrl: string;
   let port: number;
   let apiKey: string;
+  let userId: string;
   let otherKey: string;
   const email = `contract-${Date.now()}@example.com`;
   const password = 'contract-runner-password';
@@ -119,9 +120,11 @@ describe('stt-contract (the contract runner) against a running service', () => {
     t = await startTestApp();
     port = await t.listeningPort();
     baseUrl = `http://127.0.0.1:${port}`;
-    apiKey = (
-      await t.createWorkspace({ name: 'Contract QA', email, passwordHash: await hashPassword(password) })
-    ).apiKey;
+    ({ apiKey, userId } = await t.createWorkspace({
+      name: 'Contract QA',
+      email,
+      passwordHash: await hashPassword(password),
+    }));
     otherKey = (await t.createWorkspace({ name: 'Contract QA, the other tenant' })).apiKey;
     proxyUrl = await proxy.start(port);
   });
@@ -192,8 +195,7 @@ describe('stt-contract (the contract runner) against a running service', () => {
 
   it('read-only mode without jobs: changes no settings or keys and leaves nothing behind', async () => {
     const auth = { Authorization: `Bearer ${apiKey}` };
-    const session = await t.http().post('/v1/auth/login').send({ email, password });
-    const jwt = { Authorization: `Bearer ${session.body.data.accessToken as string}` };
+    const jwt = { Authorization: `Bearer ${t.issueToken(userId)}` };
     const keysBefore = await t.http().get('/v1/api-keys').set(jwt);
     const settingsBefore = await t.http().get('/v1/account/settings').set(jwt);
     const { code, output } = await runContract([
