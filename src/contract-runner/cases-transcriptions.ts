@@ -120,63 +120,21 @@ export async function transcriptionCases(run: RunContext, state: RunState): Prom
   const name = `${state.tag}.wav`;
 
   await run.case('createTranscription', 'refuses bad uploads before any job exists', async (s) => {
-    s.expect(
-      await s.call('createTranscription', { credential: key(s), form: new FormData() }),
-      400,
-      'missing-file',
-    );
-    s.expect(
-      await s.call('createTranscription', {
-        credential: key(s),
-        raw: { body: 'x', contentType: 'text/plain' },
-      }),
-      415,
-      'unsupported-media-type',
-    );
-    s.expect(
-      await s.call('createTranscription', {
-        credential: key(s),
-        form: uploadForm(clip, name, { model: 'ultra' }),
-      }),
-      422,
-      'invalid-model',
-    );
-    s.expect(
-      await s.call('createTranscription', {
-        credential: key(s),
-        form: uploadForm(clip, name, { num_speakers: '0' }),
-      }),
-      422,
-      'invalid-speaker-hint',
-    );
-    s.expect(
-      await s.call('createTranscription', {
-        credential: key(s),
-        form: uploadForm(clip, name, { language: 'xx' }),
-      }),
-      422,
-      'validation',
-    );
-    s.expect(
-      await s.call('createTranscription', {
-        credential: key(s),
-        form: uploadForm(clip, name),
-        headers: { 'idempotency-key': 'not-a-uuid' },
-      }),
-      422,
-      'invalid-idempotency-key',
-    );
     const notAudio = new FormData();
-    notAudio.append(
-      'file',
-      new Blob(['just some text, not audio\n'], { type: 'audio/wav' }),
-      `${state.tag}.wav`,
-    );
-    s.expect(
-      await s.call('createTranscription', { credential: key(s), form: notAudio }),
-      422,
-      'unsupported-format',
-    );
+    notAudio.append('file', new Blob(['just some text, not audio\n'], { type: 'audio/wav' }), name);
+    await s.expectRefusals('createTranscription', key(s), [
+      [{ form: new FormData() }, 400, 'missing-file'],
+      [{ raw: { body: 'x', contentType: 'text/plain' } }, 415, 'unsupported-media-type'],
+      [{ form: uploadForm(clip, name, { model: 'ultra' }) }, 422, 'invalid-model'],
+      [{ form: uploadForm(clip, name, { num_speakers: '0' }) }, 422, 'invalid-speaker-hint'],
+      [{ form: uploadForm(clip, name, { language: 'xx' }) }, 422, 'validation'],
+      [
+        { form: uploadForm(clip, name), headers: { 'idempotency-key': 'not-a-uuid' } },
+        422,
+        'invalid-idempotency-key',
+      ],
+      [{ form: notAudio }, 422, 'unsupported-format'],
+    ]);
   });
 
   const jobOperations = [

@@ -28,36 +28,12 @@ export async function vocabularyCases(run: RunContext, state: RunState): Promise
     });
   });
   await run.case('createVocabulary', 'refuses a broken body: 400, 415, 422', async (s) => {
-    const key = s.credential('key');
-    s.expect(
-      await s.call('createVocabulary', {
-        credential: key,
-        raw: { body: '{"name": ', contentType: 'application/json' },
-      }),
-      400,
-      'malformed-request',
-    );
-    s.expect(
-      await s.call('createVocabulary', {
-        credential: key,
-        raw: { body: 'name=x', contentType: 'text/plain' },
-      }),
-      415,
-      'unsupported-media-type',
-    );
-    s.expect(
-      await s.call('createVocabulary', { credential: key, json: { name: state.tag, words: [] } }),
-      422,
-      'validation',
-    );
-    s.expect(
-      await s.call('createVocabulary', {
-        credential: key,
-        json: { name: state.tag, words: ['x'.repeat(65)] },
-      }),
-      422,
-      'validation',
-    );
+    await s.expectRefusals('createVocabulary', s.credential('key'), [
+      [{ raw: { body: '{"name": ', contentType: 'application/json' } }, 400, 'malformed-request'],
+      [{ raw: { body: 'name=x', contentType: 'text/plain' } }, 415, 'unsupported-media-type'],
+      [{ json: { name: state.tag, words: [] } }, 422, 'validation'],
+      [{ json: { name: state.tag, words: ['x'.repeat(65)] } }, 422, 'validation'],
+    ]);
   });
 
   await run.case('listVocabularies', 'lists the workspace’s vocabularies (with the run’s)', async (s) => {

@@ -64,6 +64,17 @@ export class CaseScope {
     }
   }
 
+  /** Sends each request and expects its refusal: `[request, status, slug]`, in order, all with `credential`. */
+  async expectRefusals(
+    operationId: string,
+    credential: Credential,
+    refusals: Array<[Omit<CallOptions, 'credential'>, number, string]>,
+  ): Promise<void> {
+    for (const [request, status, slug] of refusals) {
+      this.expect(await this.call(operationId, { ...request, credential }), status, slug);
+    }
+  }
+
   /** Fails the case when `condition` is false. */
   check(condition: boolean, message: string): void {
     if (!condition) this.failures.push(`${this.operationId}: ${message}`);
