@@ -44,7 +44,11 @@ export async function webhookCases(run: RunContext, state: RunState): Promise<vo
     async (s) => {
       const answer = await s.call('createWebhook', {
         credential: s.credential('key'),
-        json: { url, events: ['transcription.completed', 'transcription.failed'] },
+        // Without a receiver: only the rarest event, for the moment until updateWebhook switches it inactive.
+        json: {
+          url,
+          events: receiver ? ['transcription.completed', 'transcription.failed'] : ['balance.low'],
+        },
       });
       s.expect(answer, 201);
       const data = (answer.body as { data: { id: string; secret: string } }).data;
