@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  checkResponse,
   ContractViolation,
   errorSlugs,
+  jsonPath,
   expectEventFrameMatchesSpec,
   expectMatchesSpec,
   expectWebhookMatchesSpec,
@@ -10,7 +12,7 @@ import {
   operationIds,
   specRoutes,
   type ContractResponse,
-} from '../../test/support/openapi-contract';
+} from './openapi-contract';
 
 const ID = '0b7c6f9e-3f7a-4c1e-9d7e-2f4a8b1c5d6e';
 const OTHER_ID = 'f1e2d3c4-b5a6-4978-8a9b-0c1d2e3f4a5b';
@@ -695,6 +697,40 @@ describe('openapi.yaml contract helper', () => {
   });
 });
 
+describe('findings (what the contract runner reports)', () => {
+  it('name the JSON path of the member, the header or the status', () => {
+    const { cost: _cost, ...withoutCost } = transcription();
+    const missing = checkResponse(
+      { status: 200, headers: JSON_HEADERS, body: { data: [withoutCost], cursor: null, hasMore: false } },
+      'listTranscriptions',
+    );
+    expect(missing.findings.map((finding) => finding.path)).toEqual(['$.data[0].cost']);
+    const { 'x-ratelimit-limit': _limit, ...withoutLimit } = JSON_HEADERS;
+    expect(
+      checkResponse(
+        { status: 200, headers: withoutLimit, body: { data: [], cursor: null, hasMore: false } },
+        'listTranscriptions',
+      ).findings,
+    ).toEqual([
+      { path: 'header x-ratelimit-limit', message: 'required response header x-ratelimit-limit is missing' },
+    ]);
+    expect(checkResponse(problemResponse('not-found', 418), 'getHealth').findings[0].path).toBe('status');
+    expect(
+      checkResponse(
+        { status: 404, headers: JSON_HEADERS, body: problem('not-found', 404) },
+        'getTranscription',
+      ).findings[0].path,
+    ).toBe('header Content-Type');
+  });
+
+  it('write paths with brackets for indexes and odd member names', () => {
+    expect(jsonPath('/data/0/cost')).toBe('$.data[0].cost');
+    expect(jsonPath('/errors/fieldErrors/words[3]')).toBe('$.errors.fieldErrors["words[3]"]');
+    expect(jsonPath('', 'balance')).toBe('$.balance');
+    expect(jsonPath('/a~1b')).toBe('$["a/b"]');
+  });
+});
+
 describe('openapi.yaml content', () => {
   it('has exactly the agreed operations on the agreed routes', () => {
     expect(specRoutes()).toEqual(
@@ -795,6 +831,51 @@ describe('openapi.yaml content', () => {
           headers: expect.arrayContaining(expected) as unknown,
         });
       }
+    }
+  });
+
+  it('links name existing operations and fill every path parameter they need', () => {
+    const routes = new Map(specRoutes().map((route) => [route.operationId, route.path]));
+    const links: Array<[string, Record<string, unknown>]> = [];
+    const collect = (value: unknown, where: string): void => {
+      if (Array.isArray(value)) value.forEach((item, index) => collect(item, `${where}/${index}`));
+      if (typeof value !== 'object' || value === null) return;
+      for (const [key, item] of Object.entries(value)) {
+        if (key === 'links')
+          for (const [name, link] of Object.entries(record(item)))
+            links.push([`${where}/${name}`, record(link)]);
+        else collect(item, `${where}/${key}`);
+      }
+    };
+    collect(openApiDocument().paths, '#/paths');
+    collect(record(openApiDocument().components).responses, '#/components/responses');
+    const targets = links.map(([, link]) => link.operationId);
+    for (const operationId of [
+      'getTranscription',
+      'getTranscriptionStatus',
+      'streamTranscriptionEvents',
+      'exportTranscription',
+      'deleteTranscription',
+      'getVocabulary',
+      'deleteVocabulary',
+      'updateWebhook',
+      'deleteWebhook',
+      'listWebhookDeliveries',
+      'testWebhook',
+      'rotateWebhookSecret',
+      'redeliverWebhookDelivery',
+      'revokeApiKey',
+    ]) {
+      expect(targets).toContain(operationId);
+    }
+    for (const [where, link] of links) {
+      const path = routes.get(String(link.operationId));
+      expect({ where, path }).toEqual({ where, path: expect.any(String) });
+      const needed = [...String(path).matchAll(/\{([^}]+)\}/g)].map((match) => match[1]).sort();
+      expect({ where, parameters: Object.keys(record(link.parameters)).sort() }).toEqual({
+        where,
+        parameters: needed,
+      });
     }
   });
 

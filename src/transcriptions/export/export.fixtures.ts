@@ -71,17 +71,8 @@ export function transcriptionWith(overrides: Partial<ExportableTranscription> = 
   };
 }
 
-/** mulberry32: small, seeded, so property tests are reproducible. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32: small, seeded, so property tests are reproducible (the one the contract tools draw with). */
+export { seededRandom } from '../../openapi/request-examples';
 
 const VOCABULARY = [
   'a',

@@ -1,0 +1,156 @@
+import { openApiDocument, specRoutes } from '../openapi/openapi-contract';
+import type { CallOptions } from './http-client';
+import { silentWav, uploadForm } from './cases-transcriptions';
+import type { RunContext } from './run-context';
+import { unknownId, type RunState } from './run-state';
+
+type Template = Omit<CallOptions, 'credential'>;
+
+/** Operations documented with `security: []`. */
+export function publicOperations(): Set<string> {
+  const paths = openApiDocument().paths as Record<
+    string,
+    Record<string, { operationId?: string; security?: unknown[] }>
+  >;
+  const ids = new Set<string>();
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      if (
+        operation &&
+        Array.isArray(operation.security) &&
+        operation.security.length === 0 &&
+        operation.operationId
+      ) {
+        ids.add(operation.operationId);
+      }
+    }
+  }
+  return ids;
+}
+
+/**
+ * A request each operation accepts apart from the part a case varies (credential, id): valid bodies and query,
+ * so that the answer is about that part and not a validation refusal. `ids` fills the path parameters.
+ */
+export function validRequest(operationId: string, state: RunState, ids: (kind: string) => string): Template {
+  switch (operationId) {
+    case 'createTranscription':
+    case 'createOpenAiTranscription':
+      return { form: uploadForm(silentWav(0.3), `${state.tag}-refused.wav`) };
+    case 'createVocabulary':
+      return { json: { name: state.tag, words: ['contract'] } };
+    case 'updateVocabulary':
+      return { path: { id: ids('vocabulary') }, json: { name: state.tag } };
+    case 'createWebhook':
+      return { json: { url: 'https://example.com/stt-contract', events: ['transcription.completed'] } };
+    case 'updateWebhook':
+      return { path: { id: ids('webhook') }, json: { isActive: false } };
+    case 'redeliverWebhookDelivery':
+      return { path: { id: ids('webhook'), deliveryId: ids('delivery') } };
+    case 'exportTranscription':
+      return { path: { id: ids('transcription') }, query: { format: 'txt' } };
+    case 'createApiKey':
+      return { json: { name: state.tag } };
+    case 'updateAccountSettings':
+      return { json: { lowBalanceThreshold: 1 } };
+    case 'revokeApiKey':
+      return { path: { id: ids('api-key') } };
+    default: {
+      const route = specRoutes().find((candidate) => candidate.operationId === operationId);
+      const kind = route?.path.startsWith('/v1/vocabularies')
+        ? 'vocabulary'
+        : route?.path.startsWith('/v1/webhooks')
+          ? 'webhook'
+          : 'transcription';
+      return route?.path.includes('{id}') ? { path: { id: ids(kind) } } : {};
+    }
+  }
+}
+
+/** The run's own object of each kind, for the tenant-isolation cases. */
+function ownId(state: RunState, kind: string): string | undefined {
+  switch (kind) {
+    case 'vocabulary':
+      return state.vocabularyId;
+    case 'webhook':
+      return state.webhook?.id;
+    case 'delivery':
+      return state.deliveryId;
+    case 'transcription':
+      return state.transcriptionId;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Cases every operation gets from its documented shape: no credential (401), an unknown key (401), unknown and
+ * malformed ids (404), and another workspace's key on the run's own objects (404: tenant isolation).
+ */
+export async function genericCases(run: RunContext, state: RunState): Promise<void> {
+  const open = publicOperations();
+  const openAiShaped = (operationId: string): boolean => operationId === 'createOpenAiTranscription';
+  for (const { operationId, path } of specRoutes()) {
+    if (!open.has(operationId)) {
+      await run.case(operationId, 'no credential: 401', async (s) => {
+        const answer = await s.call(operationId, {
+          ...validRequest(operationId, state, () => unknownId()),
+          credential: s.credential('none'),
+        });
+        if (openAiShaped(operationId)) s.expect(answer, 401);
+        else s.expect(answer, 401, 'unauthorized');
+      });
+      await run.case(operationId, 'an unknown API key: 401', async (s) => {
+        const answer = await s.call(operationId, {
+          ...validRequest(operationId, state, () => unknownId()),
+          credential: s.credential('unknown-key'),
+        });
+        if (openAiShaped(operationId)) s.expect(answer, 401);
+        else s.expect(answer, 401, 'invalid-api-key');
+      });
+    }
+    if (!path.includes('{')) continue;
+    const session = operationId === 'revokeApiKey';
+    await run.case(operationId, 'unknown ids and ids that are not UUIDs: 404 not-found', async (s) => {
+      const credential = s.credential(session ? 'jwt' : 'key');
+      for (const id of [unknownId(), 'not-a-uuid', '12345']) {
+        const answer = await s.call(operationId, {
+          ...validRequest(operationId, state, () => id),
+          credential,
+        });
+        s.expect(answer, 404, 'not-found');
+      }
+    });
+    if (session) continue;
+    await run.case(
+      operationId,
+      'another workspace’s key on the run’s objects: 404 (tenant isolation)',
+      async (s) => {
+        const credential = s.credential('key2');
+        const missing: string[] = [];
+        const template = validRequest(operationId, state, (kind) => {
+          const id = ownId(state, kind);
+          if (id === undefined) missing.push(kind);
+          return id ?? unknownId();
+        });
+        if (missing.length > 0) return s.skip(`the run has no ${missing.join(', ')} of its own`);
+        s.expect(await s.call(operationId, { ...template, credential }), 404, 'not-found');
+      },
+    );
+  }
+  await run.case(
+    'listTranscriptions',
+    'another workspace’s key does not list the run’s transcription',
+    async (s) => {
+      const own = state.transcriptionId;
+      if (!own) return s.skip('the run has no transcription of its own');
+      const answer = await s.call('listTranscriptions', {
+        credential: s.credential('key2'),
+        query: { search: state.tag },
+      });
+      s.expect(answer, 200);
+      const ids = ((answer.body as { data?: Array<{ id: string }> }).data ?? []).map((item) => item.id);
+      s.check(!ids.includes(own), `$.data: another workspace lists ${own}`);
+    },
+  );
+}
