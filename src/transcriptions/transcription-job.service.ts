@@ -168,7 +168,12 @@ export class TranscriptionJobService {
       .execute();
   }
 
-  private async complete(transcriptionId: string, result: TranscribeResult): Promise<Transcription | null> {
+  /**
+   * processing → completed and charged for `result.duration` (or failed when the balance no longer covers it),
+   * with the `transcription.completed` webhook; null when the record is gone or already terminal. Also the end
+   * of a realtime session.
+   */
+  async complete(transcriptionId: string, result: TranscribeResult): Promise<Transcription | null> {
     const outcome = await this.dataSource.transaction(async (tx) => {
       const transcription = await this.lockOpen(tx, transcriptionId);
       if (!transcription) return null;
@@ -213,7 +218,8 @@ export class TranscriptionJobService {
     return outcome;
   }
 
-  private async fail(transcriptionId: string, errorMessage: string): Promise<Transcription | null> {
+  /** processing → failed, unbilled, with the `transcription.failed` webhook. */
+  async fail(transcriptionId: string, errorMessage: string): Promise<Transcription | null> {
     const failed = await this.dataSource.transaction(async (tx) => {
       const transcription = await this.lockOpen(tx, transcriptionId);
       return transcription ? this.markFailed(tx, transcription, errorMessage) : null;
