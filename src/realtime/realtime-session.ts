@@ -471,10 +471,11 @@ export class RealtimeSession implements LiveSessionHandle {
   private touch(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     const idleMs = this.dependencies.config.REALTIME_IDLE_TIMEOUT_MS;
-    this.idleTimer = setTimeout(
-      () => void this.end(new RealtimeSessionEnd('idle_timeout', `No audio was received for ${idleMs} ms.`)),
-      idleMs,
-    );
+    this.idleTimer = setTimeout(() => {
+      // Audio still being decoded is not idleness: the clock restarts once recognition has caught up.
+      if ((this.recognition?.lagSamples ?? 0) > 0) return this.touch();
+      void this.end(new RealtimeSessionEnd('idle_timeout', `No audio was received for ${idleMs} ms.`));
+    }, idleMs);
   }
 
   private async renew(): Promise<void> {

@@ -47,7 +47,8 @@ function serverMessageValidators(): Map<string, ValidateFunction> {
 export function expectMatchesRealtimeSpec(event: unknown): void {
   const type = (event as { type?: unknown } | null)?.type;
   const validate = serverMessageValidators().get(String(type));
-  if (!validate) throw new ContractViolation(`asyncapi.yaml has no server message of type ${JSON.stringify(type)}`);
+  if (!validate)
+    throw new ContractViolation(`asyncapi.yaml has no server message of type ${JSON.stringify(type)}`);
   if (!validate(event)) {
     throw new ContractViolation(
       `${String(type)} does not match asyncapi.yaml: ${JSON.stringify(validate.errors)}\n${JSON.stringify(event).slice(0, 600)}`,

@@ -24,7 +24,7 @@ export class RealtimeTestClient {
       socket.once('error', reject);
     });
     socket.on('message', (data) => {
-      const event = JSON.parse(String(data)) as ServerEvent;
+      const event = JSON.parse((data as Buffer).toString('utf8')) as ServerEvent;
       expectMatchesRealtimeSpec(event);
       this.events.push(event);
     });
@@ -44,7 +44,11 @@ export class RealtimeTestClient {
   }
 
   /** Streams `bytes` in appends of `chunkMs` of audio, pausing between them when `paced` (real time). */
-  async stream(bytes: Buffer, bytesPerSecond: number, options: { chunkMs: number; paced: boolean }): Promise<void> {
+  async stream(
+    bytes: Buffer,
+    bytesPerSecond: number,
+    options: { chunkMs: number; paced: boolean },
+  ): Promise<void> {
     const chunk = Math.round((bytesPerSecond * options.chunkMs) / 1000 / 2) * 2;
     const started = Date.now();
     for (let offset = 0; offset < bytes.length; offset += chunk) {
@@ -84,7 +88,11 @@ export class RealtimeTestClient {
 
 /** A test clip as raw audio in a session format, converted by ffmpeg. */
 export function rawAudio(path: string, format: 's16le' | 'mulaw' | 'alaw', rate: number): Buffer {
-  return execFileSync('ffmpeg', ['-v', 'error', '-i', path, '-f', format, '-ar', String(rate), '-ac', '1', '-'], {
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  return execFileSync(
+    'ffmpeg',
+    ['-v', 'error', '-i', path, '-f', format, '-ar', String(rate), '-ac', '1', '-'],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
 }
