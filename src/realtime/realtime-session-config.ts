@@ -90,7 +90,15 @@ export function applySessionUpdate(current: SessionConfig, session: unknown): Se
     if (transcription.prompt !== undefined) {
       next.prompt = requireString(transcription.prompt, `${TRANSCRIPTION}.prompt`) || null;
     }
-    if (transcription.vocabulary !== undefined) next.vocabulary = transcription.vocabulary as string[];
+    if (transcription.vocabulary !== undefined) {
+      if (!Array.isArray(transcription.vocabulary)) {
+        throw RealtimeRequestError.invalidValue(
+          `${TRANSCRIPTION}.vocabulary`,
+          'vocabulary must be an array of strings.',
+        );
+      }
+      next.vocabulary = transcription.vocabulary as string[];
+    }
     if (transcription.vocabulary_id !== undefined) {
       next.vocabularyId =
         transcription.vocabulary_id === null
@@ -127,7 +135,8 @@ function checkWithUploadRules(
     if (transcription.vocabulary !== undefined) config.vocabulary = parsed.inlineVocabulary;
   } catch (error) {
     if (!(error instanceof ProblemException)) throw error;
-    const fieldErrors = (error.extensions as { fieldErrors?: Record<string, string[]> }).fieldErrors ?? {};
+    const { errors } = error.extensions as { errors?: { fieldErrors?: Record<string, string[]> } };
+    const fieldErrors = errors?.fieldErrors ?? {};
     const [field, messages] = Object.entries(fieldErrors)[0] ?? ['session', [error.detail]];
     throw RealtimeRequestError.invalidValue(params[field] ?? field, messages[0] ?? error.detail);
   }
