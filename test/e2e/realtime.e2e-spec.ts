@@ -248,6 +248,16 @@ describe('Realtime transcription over WebSocket /v1/realtime', () => {
     client.socket.close();
   });
 
+  it('answers a plain GET /v1/realtime with 426 upgrade-required (401 without a credential)', async () => {
+    const workspace = await t.createWorkspace({ name: 'Realtime plain GET' });
+    const plain = await t.http().get('/v1/realtime').set(bearer(workspace.apiKey));
+    expectMatchesSpec(plain, 'openRealtimeSession');
+    expect(plain.status).toBe(426);
+    const anonymous = await t.http().get('/v1/realtime');
+    expectMatchesSpec(anonymous, 'openRealtimeSession');
+    expect(anonymous.status).toBe(401);
+  });
+
   it('refuses a tier that cannot stream at open, naming it', async () => {
     const workspace = await t.createWorkspace({ name: 'Realtime tier' });
     const client = connect(workspace.apiKey, '?model=premium_jade');
