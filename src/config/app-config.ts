@@ -597,6 +597,16 @@ export class AppConfig {
   @Max(600)
   REALTIME_MAX_LAG_SECONDS = 30;
 
+  /**
+   * How long a realtime session's transcription stays claimed without renewal (the serving process renews it
+   * every third of this). After a crash, the reconciler fails the session once this has passed.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(3)
+  @Max(3600)
+  REALTIME_SESSION_LEASE_SECONDS = 60;
+
   /** Longer audio is refused at upload (422 on `file`) and, if its header understated it, fails while decoding. */
   @Transform(toFloat)
   @IsNumber()

@@ -24,11 +24,7 @@ import {
   type RealtimeErrorBody,
 } from './realtime-errors';
 import { applySessionUpdate, describeSession, type SessionConfig } from './realtime-session-config';
-import {
-  LIVE_LEASE_MS,
-  type LiveSessionHandle,
-  type RealtimeSessionsService,
-} from './realtime-sessions.service';
+import type { LiveSessionHandle, RealtimeSessionsService } from './realtime-sessions.service';
 
 /** A partial hypothesis after every this much speech. */
 export const PARTIAL_INTERVAL_MS = 500;
@@ -154,7 +150,7 @@ export class RealtimeSession implements LiveSessionHandle {
     this.pcm = createWriteStream(this.pcmPath);
     this.send({ type: 'session.created', session: this.describe() });
     this.touch();
-    this.renewTimer = setInterval(() => void this.renew(), LIVE_LEASE_MS / 3);
+    this.renewTimer = setInterval(() => void this.renew(), this.dependencies.sessions.leaseMs / 3);
   }
 
   private async handleMessage(data: RawData, isBinary: boolean): Promise<void> {

@@ -25,8 +25,6 @@ import { LIVE_SAMPLE_RATE } from './recognition/live-transcriber';
 import { RealtimeRequestError, RealtimeSessionEnd } from './realtime-errors';
 import type { SessionConfig } from './realtime-session-config';
 
-/** How long a session's claim on its transcription lasts without renewal; renewed every third of it. */
-export const LIVE_LEASE_MS = 60_000;
 const RECONCILE_INTERVAL_MS = 30_000;
 
 /** A session as the service sees it: told when its transcription is deleted. */
@@ -89,6 +87,11 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
 
   onModuleDestroy(): void {
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
+  }
+
+  /** How long a session's claim on its transcription lasts without renewal. */
+  get leaseMs(): number {
+    return this.config.REALTIME_SESSION_LEASE_SECONDS * 1000;
   }
 
   /** Sessions this process serves now. */
@@ -180,7 +183,7 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
           estimatedCostMicro: null,
           requestId: currentRequestId(),
           startedAt,
-          liveUntil: new Date(startedAt.getTime() + LIVE_LEASE_MS),
+          liveUntil: new Date(startedAt.getTime() + this.leaseMs),
         }),
       );
     });
@@ -199,7 +202,7 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
     const result = await this.dataSource.query<[unknown[], number]>(
       `UPDATE transcriptions SET live_until = now() + ($2 || ' milliseconds')::interval
         WHERE id = $1 AND status = 'processing'`,
-      [transcriptionId, String(LIVE_LEASE_MS)],
+      [transcriptionId, String(this.leaseMs)],
     );
     return result[1] > 0;
   }
@@ -251,7 +254,7 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
   /** Fails the sessions whose instance stopped renewing them (killed); returns how many. */
   async reconcile(): Promise<number> {
     const lost = await this.dataSource.query<Array<{ id: string }>>(
-      `SELECT id FROM transcriptions WHERE status = 'processing' AND live_until < now() LIMIT 100`,
+      `SELECT id FROM transcriptions WHERE status = 'processing' AND live_until < now() ORDER BY live_until LIMIT 100`,
     );
     for (const { id } of lost) {
       await this.jobs.fail(
