@@ -35,8 +35,7 @@ describe('Realtime sessions and process faults', () => {
     const service = await new ServiceProcess({ ROLE: 'api', PORT: String(port) }).start();
     const workspace = await t.createWorkspace({ name: 'Realtime SIGTERM', freeTranscriptions: 0 });
     const client = RealtimeTestClient.connect(port, bearer(workspace.apiKey));
-    const created = await client.next('session.created');
-    const id = (created.session as { transcription_id: string }).transcription_id;
+    const id = await client.transcriptionId();
     client.send({
       type: 'session.update',
       session: { type: 'transcription', audio: { input: { format: { type: 'audio/pcm', rate: 16000 } } } },
@@ -69,8 +68,7 @@ describe('Realtime sessions and process faults', () => {
     }).start();
     const workspace = await t.createWorkspace({ name: 'Realtime SIGKILL', freeTranscriptions: 0 });
     const client = RealtimeTestClient.connect(port, bearer(workspace.apiKey));
-    const created = await client.next('session.created');
-    const id = (created.session as { transcription_id: string }).transcription_id;
+    const id = await client.transcriptionId();
     service.kill();
     await client.whenClosed();
     expect((await state(workspace.apiKey, id)).status).toBe('processing');

@@ -73,8 +73,7 @@ describe('Realtime transcription over WebSocket /v1/realtime', () => {
       balanceEur: 10,
     });
     const client = connect(workspace.apiKey);
-    const created = await client.next('session.created');
-    const transcriptionId = (created.session as { transcription_id: string }).transcription_id;
+    const transcriptionId = await client.transcriptionId();
     const open = await t.http().get('/v1/transcriptions').set(bearer(workspace.apiKey));
     expectMatchesSpec(open, 'listTranscriptions');
     expect(open.body.data).toEqual([expect.objectContaining({ id: transcriptionId, status: 'processing' })]);
@@ -310,12 +309,12 @@ describe('Realtime transcription over WebSocket /v1/realtime', () => {
   it('closes with 1009 on a message over the size limit, keeping what was received', async () => {
     const workspace = await t.createWorkspace({ name: 'Realtime big frame' });
     const client = connect(workspace.apiKey);
-    const created = await client.next('session.created');
+    const transcriptionId = await client.transcriptionId();
     client.append(Buffer.alloc(MAX_MESSAGE_BYTES));
     const error = await client.next('error');
     expect(error.error).toMatchObject({ code: 'message_too_large' });
     expect((await client.whenClosed()).code).toBe(1009);
-    await transcription(workspace.apiKey, (created.session as { transcription_id: string }).transcription_id);
+    await transcription(workspace.apiKey, transcriptionId);
   });
 
   it('limits open sessions per workspace (close 4029) and closes an idle session (4008)', async () => {
@@ -349,23 +348,19 @@ describe('Realtime transcription over WebSocket /v1/realtime', () => {
       balanceEur: 0.0001,
     });
     const client = connect(thin.apiKey);
-    const created = await client.next('session.created');
+    const transcriptionId = await client.transcriptionId();
     useFormat(client, { type: 'audio/pcm', rate: 16000 });
     await client.stream(rawAudio(GO_FORWARD, 's16le', 16000), 32000, { chunkMs: 250, paced: false });
     expect((await client.next('error')).error).toMatchObject({ code: 'insufficient_balance' });
     expect((await client.whenClosed()).code).toBe(4002);
-    const done = await transcription(
-      thin.apiKey,
-      (created.session as { transcription_id: string }).transcription_id,
-    );
+    const done = await transcription(thin.apiKey, transcriptionId);
     expect(done.duration).toBe(2);
   });
 
   it('closes the session when its transcription is deleted (4004)', async () => {
     const workspace = await t.createWorkspace({ name: 'Realtime deleted' });
     const client = connect(workspace.apiKey);
-    const created = await client.next('session.created');
-    const id = (created.session as { transcription_id: string }).transcription_id;
+    const id = await client.transcriptionId();
     const deleted = await t.http().delete(`/v1/transcriptions/${id}`).set(bearer(workspace.apiKey));
     expect(deleted.status).toBe(204);
     expect((await client.next('error')).error).toMatchObject({ code: 'transcription_deleted' });

@@ -60,6 +60,12 @@ export class RealtimeTestClient {
     }
   }
 
+  /** Waits for session.created and answers the session's transcription id. */
+  async transcriptionId(): Promise<string> {
+    const created = await this.next('session.created');
+    return (created.session as { transcription_id: string }).transcription_id;
+  }
+
   of(type: string): ServerEvent[] {
     return this.events.filter((event) => event.type === type);
   }
