@@ -126,6 +126,8 @@ export class RealtimeSession implements LiveSessionHandle {
 
   private async open(): Promise<void> {
     const { sessions } = this.dependencies;
+    // Created first: whatever ends the session from here on finds a (possibly empty) file to store.
+    this.pcm = createWriteStream(this.pcmPath);
     try {
       sessions.assertStreams(this.config.tier, 'model');
       this.vocabulary = await sessions.resolveVocabulary(this.principal.workspaceId, this.config);
@@ -147,7 +149,6 @@ export class RealtimeSession implements LiveSessionHandle {
       },
     });
     await this.recognition.ready;
-    this.pcm = createWriteStream(this.pcmPath);
     this.send({ type: 'session.created', session: this.describe() });
     this.touch();
     this.renewTimer = setInterval(() => void this.renew(), this.dependencies.sessions.leaseMs / 3);
