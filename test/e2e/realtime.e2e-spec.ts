@@ -32,6 +32,7 @@ describe('Realtime transcription over WebSocket /v1/realtime', () => {
       REALTIME_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
       REALTIME_MAX_MESSAGE_BYTES: String(MAX_MESSAGE_BYTES),
       REALTIME_MAX_SESSIONS_PER_WORKSPACE: '2',
+      REALTIME_MAX_SESSIONS: '3',
       MINIMUM_BALANCE_EUR: '0.0001',
       // A tier on a recogniser that cannot stream (never called: the session is refused at open).
       ENGINE_RECOGNIZER_PREMIUM_JADE: 'openai-compatible',
@@ -317,17 +318,28 @@ describe('Realtime transcription over WebSocket /v1/realtime', () => {
     await transcription(workspace.apiKey, transcriptionId);
   });
 
-  it('limits open sessions per workspace (close 4029) and closes an idle session (4008)', async () => {
+  it('limits open sessions per workspace (4029) and per process (1013, with a retry hint); idle sessions close (4008)', async () => {
     const workspace = await t.createWorkspace({ name: 'Realtime limits' });
+    const other = await t.createWorkspace({ name: 'Realtime limits, other' });
+    const late = await t.createWorkspace({ name: 'Realtime limits, late' });
     const first = connect(workspace.apiKey);
     const second = connect(workspace.apiKey);
-    await Promise.all([first.next('session.created'), second.next('session.created')]);
-    const third = connect(workspace.apiKey);
-    const refused = await third.next('error');
-    expect(refused.error).toMatchObject({ code: 'too_many_sessions' });
-    expect((await third.whenClosed()).code).toBe(4029);
-    // No audio for IDLE_TIMEOUT_MS: both are closed, and their transcriptions complete.
-    for (const client of [first, second]) {
+    await Promise.all([first, second].map((client) => client.next('session.created')));
+    const overWorkspace = connect(workspace.apiKey);
+    expect((await overWorkspace.next('error')).error).toMatchObject({ code: 'too_many_sessions' });
+    expect((await overWorkspace.whenClosed()).code).toBe(4029);
+    const third = connect(other.apiKey);
+    await third.next('session.created');
+    // Three sessions are this process's capacity (REALTIME_MAX_SESSIONS): any workspace is refused.
+    const overCapacity = connect(late.apiKey);
+    expect((await overCapacity.next('error')).error).toMatchObject({
+      code: 'server_busy',
+      type: 'server_error',
+      retry_after_ms: expect.any(Number),
+    });
+    expect((await overCapacity.whenClosed()).code).toBe(1013);
+    // No audio for IDLE_TIMEOUT_MS: the open sessions are closed.
+    for (const client of [first, second, third]) {
       expect(await client.whenClosed()).toEqual({ code: 4008, reason: 'idle_timeout' });
       expect(client.of('error').map((event) => (event.error as { code: string }).code)).toEqual([
         'idle_timeout',
