@@ -430,6 +430,7 @@ export class RealtimeSession implements LiveSessionHandle {
     else await this.recognition?.terminate();
     await new Promise<void>((resolve) => (this.pcm ? this.pcm.end(resolve) : resolve()));
     try {
+      if (this.transcription && this.deleted) this.dependencies.sessions.forget(this.transcription.id);
       if (this.transcription && !this.deleted) {
         const { sessions } = this.dependencies;
         if (this.recognitionFailed) {

@@ -245,6 +245,11 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
     });
   }
 
+  /** A session whose transcription was deleted: nothing to store. */
+  forget(transcriptionId: string): void {
+    this.live.delete(transcriptionId);
+  }
+
   /** A session that ended without a result (its recognition failed): failed and unbilled. */
   async abandon(transcriptionId: string, errorMessage: string): Promise<void> {
     this.live.delete(transcriptionId);
