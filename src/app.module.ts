@@ -18,6 +18,7 @@ import { TranscriptionsModule } from './transcriptions/transcriptions.module';
 import { LanguagesModule } from './languages/languages.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OpenAiCompatModule } from './openai-compat/openai-compat.module';
+import { RealtimeModule } from './realtime/realtime.module';
 import { VocabulariesModule } from './vocabularies/vocabularies.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -51,6 +52,7 @@ export class AppModule {
         TranscriptionsModule,
         RetentionModule,
         OpenAiCompatModule,
+        RealtimeModule,
       ],
     };
   }

@@ -95,6 +95,24 @@ export class TranscriptionBilling {
   }
 
   /**
+   * The most audio a realtime session may receive before it is closed: what a free transcription covers when
+   * it took one, else what the workspace's balance pays for at the tier's price now (unlimited with billing
+   * off). Other open jobs' estimates are not held against it: settle checks the balance again at the end.
+   */
+  async liveAllowanceSeconds(
+    job: Pick<Transcription, 'workspaceId' | 'model' | 'usesFreeTranscription'>,
+  ): Promise<number> {
+    if (!this.config.BILLING_ENABLED) return Number.POSITIVE_INFINITY;
+    if (job.usesFreeTranscription) return this.config.FREE_TRANSCRIPTION_MAX_MINUTES * 60;
+    const workspace = await this.dataSource
+      .getRepository(Workspace)
+      .findOne({ where: { id: job.workspaceId } });
+    const perSecondMicro = pricePerMinuteMicro(this.config, job.model) / 60;
+    if (perSecondMicro === 0) return Number.POSITIVE_INFINITY;
+    return Math.max(0, Math.floor((workspace?.balanceMicro ?? 0) / perSecondMicro));
+  }
+
+  /**
    * Charges a completed job for its decoded duration (× its channels when multichannel); a job on a free
    * transcription costs nothing.
    */

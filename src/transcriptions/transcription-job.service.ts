@@ -181,8 +181,13 @@ export class TranscriptionJobService {
       .execute();
   }
 
-  /** With `redactedAudio`, the redacted copy replaces the upload (removed once the swap is committed). */
-  private async complete(
+  /**
+   * processing → completed and charged for `result.duration` (or failed when the balance no longer covers it),
+   * with the `transcription.completed` webhook; null when the record is gone or already terminal. Also the end
+   * of a realtime session. With `redactedAudio`, the redacted copy replaces the upload (removed once the swap
+   * is committed).
+   */
+  async complete(
     transcriptionId: string,
     result: TranscribeResult,
     redactedAudio: RedactedAudio | null = null,
@@ -242,7 +247,8 @@ export class TranscriptionJobService {
     return outcome;
   }
 
-  private async fail(transcriptionId: string, errorMessage: string): Promise<Transcription | null> {
+  /** processing → failed, unbilled, with the `transcription.failed` webhook. */
+  async fail(transcriptionId: string, errorMessage: string): Promise<Transcription | null> {
     const failed = await this.dataSource.transaction(async (tx) => {
       const transcription = await this.lockOpen(tx, transcriptionId);
       return transcription ? this.markFailed(tx, transcription, errorMessage) : null;

@@ -68,7 +68,7 @@ export class TranscriptionQueue {
       >(
         `UPDATE transcriptions SET dispatched_at = now()
           WHERE id IN (SELECT id FROM transcriptions
-                        WHERE workspace_id = $1 AND status IN ('queued', 'processing') AND dispatched_at IS NULL
+                        WHERE workspace_id = $1 AND status IN ('queued', 'processing') AND dispatched_at IS NULL AND live_until IS NULL
                         ORDER BY array_position($2::varchar[], model), created_on, id
                         LIMIT $3
                         FOR UPDATE)
@@ -143,7 +143,7 @@ export class TranscriptionQueue {
     }
     const waiting = await this.dataSource.query<Array<{ workspace_id: string }>>(
       `SELECT DISTINCT workspace_id FROM transcriptions
-        WHERE status IN ('queued', 'processing') AND dispatched_at IS NULL`,
+        WHERE status IN ('queued', 'processing') AND dispatched_at IS NULL AND live_until IS NULL`,
     );
     for (const { workspace_id } of waiting) added += await this.dispatch(workspace_id);
     return added;

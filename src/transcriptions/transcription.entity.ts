@@ -194,6 +194,14 @@ export class Transcription {
   @Column({ name: 'dispatched_at', type: 'timestamptz', nullable: true })
   dispatchedAt: Date | null;
 
+  /**
+   * Set on a realtime session's transcription (WebSocket /v1/realtime): the instance serving it renews it while
+   * the session is open. Such a job never goes to the worker queue; one still open after this time lost its
+   * instance and is finished by the realtime reconciler. Null for file jobs.
+   */
+  @Column({ name: 'live_until', type: 'timestamptz', nullable: true })
+  liveUntil: Date | null;
+
   @CreateDateColumn({ name: 'created_on', type: 'timestamptz' })
   createdOn: Date;
 

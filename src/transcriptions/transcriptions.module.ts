@@ -45,6 +45,9 @@ import { TranscriptionUploadService } from './upload/transcription-upload.servic
     // The OpenAI-compatible route runs the same intake and waits on the same job events.
     TranscriptionUploadService,
     TranscriptionEventsService,
+    // Realtime sessions are transcriptions: created and finished through the same rules.
+    TranscriptionJobService,
+    TierLanguagePolicy,
   ],
 })
 export class TranscriptionsModule {}

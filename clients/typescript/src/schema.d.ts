@@ -445,6 +445,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/realtime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a realtime transcription session (WebSocket upgrade)
+         * @description The WebSocket endpoint of live transcription. Sent with `Upgrade: websocket` (and
+         *     `Authorization: Bearer <API key or access token>`), the request is switched to the WebSocket protocol
+         *     (101) and speaks the transcription session of OpenAI's Realtime API: every client and server message is
+         *     described in **asyncapi.yaml** (AsyncAPI 3), the contract of what happens after the upgrade. Each
+         *     session is a transcription (`processing` while open, `completed` at close with its text, words and the
+         *     received audio; billed per second of audio at the tier's price).
+         *
+         *     Refusals of the session itself (bad credential, no balance, too many sessions, a tier that cannot
+         *     stream, ...) happen after the upgrade, as an `error` event and a close code, so browsers (which cannot
+         *     read a refused handshake) see them too. Without `Upgrade: websocket` the answer is 426
+         *     `upgrade-required` (401 first without a credential).
+         */
+        get: operations["openRealtimeSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/audio/transcriptions": {
         parameters: {
             query?: never;
@@ -3337,6 +3367,49 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    openRealtimeSession: {
+        parameters: {
+            query?: {
+                /** @description A tier, `whisper-1`, or an OpenAI model name (`gpt-…`); `whisper-1` and `gpt-…` are the standard tier. */
+                model?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching to the WebSocket protocol; the session then follows asyncapi.yaml. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `upgrade-required`: the request is not a WebSocket upgrade. */
+            426: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        type?: unknown;
+                        /** @constant */
+                        status?: 426;
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["Internal"];

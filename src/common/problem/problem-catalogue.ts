@@ -22,6 +22,7 @@ export const PROBLEM_CATALOGUE = {
   'range-not-satisfiable': { status: 416, title: 'Range not satisfiable' },
   'request-header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'upgrade-required': { status: 426, title: 'Upgrade required' },
   'unsupported-format': { status: 422, title: 'Unsupported format' },
   'file-too-large': { status: 422, title: 'File too large' },
   'invalid-model': { status: 422, title: 'Invalid model' },

@@ -196,6 +196,42 @@ export class PocketSphinxDecoder {
     ) {
       throw new EngineError('ENGINE_FAILED', 'PocketSphinx failed to decode a chunk');
     }
+    return this.segments();
+  }
+
+  /**
+   * Live decoding, one utterance at a time: start, feed pieces as they arrive (searched at once, with the
+   * running cepstral mean instead of the whole chunk's), read the best hypothesis at any point, end for the
+   * words. Frame numbers restart at zero with each utterance.
+   */
+  startUtterance(): void {
+    const decoder = this.handle();
+    if (this.api.ps_start_stream(decoder) < 0 || this.api.ps_start_utt(decoder) < 0) {
+      throw new EngineError('ENGINE_FAILED', 'PocketSphinx failed to start an utterance');
+    }
+  }
+
+  feed(samples: Int16Array): void {
+    if (samples.length === 0) return;
+    if (this.api.ps_process_raw(this.handle(), samples, samples.length, 0, 0) < 0) {
+      throw new EngineError('ENGINE_FAILED', 'PocketSphinx failed to decode live audio');
+    }
+  }
+
+  /** The open utterance's best hypothesis: words separated by spaces, without fillers. */
+  hypothesis(): string {
+    return this.api.ps_get_hyp(this.handle(), [0]) ?? '';
+  }
+
+  endUtterance(): DecodedSegment[] {
+    if (this.api.ps_end_utt(this.handle()) < 0) {
+      throw new EngineError('ENGINE_FAILED', 'PocketSphinx failed to end an utterance');
+    }
+    return this.segments();
+  }
+
+  private segments(): DecodedSegment[] {
+    const decoder = this.handle();
     const segments: DecodedSegment[] = [];
     const logMath = this.api.ps_get_logmath(decoder);
     for (let segment = this.api.ps_seg_iter(decoder); segment; segment = this.api.ps_seg_next(segment)) {

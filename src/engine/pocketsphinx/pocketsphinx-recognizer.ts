@@ -55,6 +55,37 @@ export class PocketSphinxRecognizer implements Recognizer {
     return { words: this.toWords(segments, chunk.offset), detectedLanguage: language };
   }
 
+  /**
+   * Live recognition (realtime sessions): one utterance at a time, fed as the audio arrives. The words of
+   * endUtterance are formatted exactly as recognize() formats a chunk's, `offset` seconds into the session.
+   */
+  startUtterance(vocabulary: readonly string[]): void {
+    this.prepare(vocabulary).startUtterance();
+  }
+
+  feed(samples: Int16Array): void {
+    this.liveDecoder().feed(samples);
+  }
+
+  /** The open utterance's words so far, lower case, vocabulary words as the user spelled them. */
+  partialText(): string {
+    return this.liveDecoder()
+      .hypothesis()
+      .split(' ')
+      .filter((word) => word !== '' && !isFiller(word))
+      .flatMap((word) => this.vocabularyByToken.get(word)?.display ?? [word])
+      .join(' ');
+  }
+
+  endUtterance(offset: number): RecognizedWord[] {
+    return this.toWords(this.liveDecoder().endUtterance(), offset);
+  }
+
+  private liveDecoder(): PocketSphinxDecoder {
+    if (!this.decoder) throw new EngineError('ENGINE_FAILED', 'no utterance was started');
+    return this.decoder;
+  }
+
   async close(): Promise<void> {
     this.decoder?.close();
     this.decoder = null;

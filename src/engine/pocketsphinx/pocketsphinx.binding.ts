@@ -26,6 +26,8 @@ export interface PocketSphinxApi {
     fullUtterance: number,
   ): number;
   ps_end_utt(decoder: NativeHandle): number;
+  /** The best hypothesis so far (the utterance may still be open); null before any frame was searched. */
+  ps_get_hyp(decoder: NativeHandle, score: [number]): string | null;
   ps_seg_iter(decoder: NativeHandle): NativeHandle | null;
   ps_seg_next(segment: NativeHandle): NativeHandle | null;
   ps_seg_word(segment: NativeHandle): string;
@@ -82,6 +84,7 @@ const POCKETSPHINX_SIGNATURES: Record<Exclude<keyof PocketSphinxApi, SphinxbaseF
   ps_start_utt: 'int ps_start_utt(void*)',
   ps_process_raw: 'int ps_process_raw(void*, const int16_t*, size_t, int, int)',
   ps_end_utt: 'int ps_end_utt(void*)',
+  ps_get_hyp: 'const char* ps_get_hyp(void*, _Out_ int32_t*)',
   ps_seg_iter: 'void* ps_seg_iter(void*)',
   ps_seg_next: 'void* ps_seg_next(void*)',
   ps_seg_word: 'const char* ps_seg_word(void*)',

@@ -27,6 +27,10 @@ export interface SherpaVad {
   front(enableExternalBuffer?: boolean): SherpaSpeechSegment;
   pop(): void;
   flush(): void;
+  /** Whether the detector is inside speech now (it started and its closing silence has not yet passed). */
+  isDetected(): boolean;
+  /** Forgets the audio and state so far. */
+  reset(): void;
 }
 
 interface SherpaModule {

@@ -1,0 +1,516 @@
+import { Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RawData, WebSocket } from 'ws';
+import type { Principal } from '../auth/principal';
+import { isRecord } from '../common/is-record';
+import type { AppConfig } from '../config/app-config';
+import type { RecognizedWord } from '../engine/engine.types';
+import { joinWords } from '../engine/pipeline/transcript-assembly';
+import type { Transcription } from '../transcriptions/transcription.entity';
+import { LiveRecognition } from './recognition/live-recognition';
+import type { LiveRecognitionSpec } from './recognition/live-recognition-messages';
+import { LIVE_SAMPLE_RATE, type LiveEvent, type LiveSettings } from './recognition/live-transcriber';
+import { AudioConverter } from './realtime-audio-format';
+import {
+  endingErrorEvent,
+  REALTIME_CLOSE_REASONS,
+  RealtimeRequestError,
+  RealtimeSessionEnd,
+  serverEventText,
+  type RealtimeErrorBody,
+} from './realtime-errors';
+import { applySessionUpdate, describeSession, type SessionConfig } from './realtime-session-config';
+import type { LiveSessionHandle, RealtimeSessionsService } from './realtime-sessions.service';
+
+/** A partial hypothesis after every this much speech. */
+export const PARTIAL_INTERVAL_MS = 500;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Client events of OpenAI's conversation sessions, which a transcription session does not take. */
+const CONVERSATION_EVENTS = new Set([
+  'conversation.item.create',
+  'conversation.item.delete',
+  'conversation.item.retrieve',
+  'conversation.item.truncate',
+  'response.create',
+  'response.cancel',
+  'output_audio_buffer.clear',
+]);
+
+export interface RealtimeSessionDependencies {
+  sessions: RealtimeSessionsService;
+  config: AppConfig;
+  /** The recognition thread's settings for a session's live settings. */
+  recognitionSpec(live: LiveSettings): LiveRecognitionSpec;
+  /** The longest utterance before it is committed regardless of turn detection. */
+  maxUtteranceSeconds: number;
+}
+
+interface OpenItem {
+  id: string;
+  /** The words already sent as deltas (the stable prefix). */
+  sent: string[];
+}
+
+/**
+ * One WebSocket client's transcription session, speaking OpenAI's Realtime transcription protocol: client
+ * events are handled one at a time in arrival order; recognition runs on its own thread and its events become
+ * server events as they come. The session ends on the client's close or on a refusal (an `error` event, then a
+ * close code): what was recognised is kept, the received audio stored and billed, the transcription completed.
+ */
+export class RealtimeSession implements LiveSessionHandle {
+  private readonly logger = new Logger(RealtimeSession.name);
+  private readonly sessionId = `sess_${randomBytes(12).toString('hex')}`;
+  private converter: AudioConverter;
+  private recognition: LiveRecognition | null = null;
+  private recognitionFailed: string | null = null;
+  private transcription: Transcription | null = null;
+  private allowanceSamples = Number.POSITIVE_INFINITY;
+  private vocabulary: string[] = [];
+  private samples = 0;
+  private uncommittedSamples = 0;
+  private readonly words: RecognizedWord[] = [];
+  private item: OpenItem | null = null;
+  private previousItemId: string | null = null;
+  private utterancesSeen = 0;
+  private readonly pcmPath = join(tmpdir(), `realtime-${randomBytes(8).toString('hex')}.pcm`);
+  private pcm: WriteStream | null = null;
+  private queue: Promise<void> = Promise.resolve();
+  private ending: Promise<void> | null = null;
+  private deleted = false;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private renewTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly principal: Principal,
+    private config: SessionConfig,
+    private readonly dependencies: RealtimeSessionDependencies,
+  ) {
+    this.converter = new AudioConverter(config.format);
+  }
+
+  private markEnded: () => void = () => undefined;
+  /** Resolves once the session has ended and its transcription is stored. */
+  readonly ended = new Promise<void>((resolve) => (this.markEnded = resolve));
+
+  /** Opens the session and handles the client's events until it ends. */
+  run(): void {
+    this.socket.on('message', (data: RawData, isBinary: boolean) => {
+      this.queue = this.queue
+        .then(() => this.handleMessage(data, isBinary))
+        .catch((error: unknown) => this.crash(error));
+    });
+    this.socket.on('close', () => void this.end(null));
+    this.socket.on('error', () => void this.end(null));
+    this.queue = this.open().catch((error: unknown) => this.crash(error));
+  }
+
+  /** Ends the session now (server shutdown, capacity) with `reason`; resolves once it is stored. */
+  stop(reason: RealtimeSessionEnd): Promise<void> {
+    return this.end(reason);
+  }
+
+  transcriptionDeleted(): void {
+    this.deleted = true;
+    void this.end(
+      new RealtimeSessionEnd(
+        'transcription_deleted',
+        "The session's transcription was deleted; nothing is stored.",
+      ),
+    );
+  }
+
+  private async open(): Promise<void> {
+    const { sessions } = this.dependencies;
+    // Created first: whatever ends the session from here on finds a (possibly empty) file to store.
+    this.pcm = createWriteStream(this.pcmPath);
+    try {
+      sessions.assertStreams(this.config.tier, 'model');
+      this.vocabulary = await sessions.resolveVocabulary(this.principal.workspaceId, this.config);
+    } catch (error) {
+      if (error instanceof RealtimeRequestError) {
+        throw new RealtimeSessionEnd('invalid_session', error.message, error.param);
+      }
+      throw error;
+    }
+    const opened = await sessions.open(this.principal, this.config, this);
+    this.transcription = opened.transcription;
+    this.allowanceSamples = opened.allowanceSeconds * LIVE_SAMPLE_RATE;
+    if (this.ending) return;
+    this.recognition = new LiveRecognition(this.dependencies.recognitionSpec(this.liveSettings()), {
+      onEvents: (events) => this.onRecognition(events),
+      onFailure: (message) => {
+        this.recognitionFailed = message;
+        void this.end(new RealtimeSessionEnd('server_error', 'Recognition failed; the session was closed.'));
+      },
+    });
+    await this.recognition.ready;
+    this.send({ type: 'session.created', session: this.describe() });
+    this.touch();
+    this.renewTimer = setInterval(() => void this.renew(), this.dependencies.sessions.leaseMs / 3);
+  }
+
+  private async handleMessage(data: RawData, isBinary: boolean): Promise<void> {
+    if (this.ending) return;
+    const size = Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
+    if (size > this.dependencies.config.REALTIME_MAX_MESSAGE_BYTES) {
+      void this.end(
+        new RealtimeSessionEnd(
+          'message_too_large',
+          `A message may be at most ${this.dependencies.config.REALTIME_MAX_MESSAGE_BYTES} bytes; this one was ${size}. Send audio in smaller appends.`,
+        ),
+      );
+      return;
+    }
+    let eventId: string | null = null;
+    try {
+      if (isBinary) {
+        throw new RealtimeRequestError('invalid_event', 'Send client events as JSON text messages.');
+      }
+      let event: unknown;
+      try {
+        event = JSON.parse(rawText(data));
+      } catch {
+        throw new RealtimeRequestError('invalid_json', 'The message is not valid JSON.');
+      }
+      if (!isRecord(event) || typeof event.type !== 'string') {
+        throw new RealtimeRequestError(
+          'invalid_event',
+          'A client event is a JSON object with a string `type`.',
+          'type',
+        );
+      }
+      eventId = typeof event.event_id === 'string' ? event.event_id : null;
+      await this.handleEvent(event as Record<string, unknown> & { type: string });
+    } catch (error) {
+      if (!(error instanceof RealtimeRequestError)) throw error;
+      this.sendError({
+        type: 'invalid_request_error',
+        code: error.code,
+        message: error.message,
+        param: error.param,
+        event_id: eventId,
+      });
+    }
+  }
+
+  private async handleEvent(event: Record<string, unknown> & { type: string }): Promise<void> {
+    switch (event.type) {
+      case 'session.update':
+        await this.update(event.session);
+        return;
+      case 'input_audio_buffer.append':
+        await this.append(event.audio);
+        return;
+      case 'input_audio_buffer.commit':
+        await this.commit();
+        return;
+      case 'input_audio_buffer.clear':
+        this.recognition?.clear();
+        this.uncommittedSamples = 0;
+        this.item = null;
+        this.send({ type: 'input_audio_buffer.cleared' });
+        return;
+      default:
+        throw new RealtimeRequestError(
+          CONVERSATION_EVENTS.has(event.type) ? 'unsupported_event' : 'invalid_event',
+          CONVERSATION_EVENTS.has(event.type)
+            ? `${event.type} belongs to conversation sessions; this is a transcription session.`
+            : `Unknown client event type ${JSON.stringify(event.type)}.`,
+          'type',
+        );
+    }
+  }
+
+  private async update(session: unknown): Promise<void> {
+    const next = applySessionUpdate(this.config, session);
+    if (this.samples > 0) {
+      if (JSON.stringify(next.format) !== JSON.stringify(this.config.format)) {
+        throw RealtimeRequestError.invalidValue(
+          'session.audio.input.format',
+          'The audio format cannot change once audio was received.',
+        );
+      }
+      if (next.tier !== this.config.tier) {
+        throw RealtimeRequestError.invalidValue(
+          'session.audio.input.transcription.model',
+          'The model cannot change once audio was received (the session is billed at one tier).',
+        );
+      }
+    }
+    const { sessions } = this.dependencies;
+    sessions.assertStreams(next.tier, 'session.audio.input.transcription.model');
+    const vocabulary = await sessions.resolveVocabulary(this.principal.workspaceId, next);
+    if (next.tier !== this.config.tier && this.transcription) {
+      this.allowanceSamples =
+        (await sessions.tierAllowanceSeconds(this.transcription, next.tier)) * LIVE_SAMPLE_RATE;
+    }
+    this.config = next;
+    this.vocabulary = vocabulary;
+    this.converter = new AudioConverter(next.format);
+    this.recognition?.configure(this.liveSettings());
+    this.send({ type: 'session.updated', session: this.describe() });
+  }
+
+  private async append(audio: unknown): Promise<void> {
+    if (typeof audio !== 'string' || audio.length % 4 !== 0 || !BASE64.test(audio)) {
+      throw RealtimeRequestError.invalidValue(
+        'audio',
+        '`audio` must be base64-encoded audio in the session format.',
+      );
+    }
+    const recognition = this.recognition;
+    if (!recognition) return;
+    this.touch();
+    let samples = this.converter.convert(Buffer.from(audio, 'base64'));
+    const limit = this.limitSamples();
+    const ends = this.samples + samples.length >= limit.samples;
+    if (ends) samples = samples.subarray(0, Math.max(0, limit.samples - this.samples));
+    if (samples.length > 0) {
+      this.pcm?.write(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength));
+      this.samples += samples.length;
+      this.uncommittedSamples += samples.length;
+      recognition.append(samples.slice());
+    }
+    if (ends) {
+      void this.end(limit.reason);
+      return;
+    }
+    const maxLag = this.dependencies.config.REALTIME_MAX_LAG_SECONDS;
+    if (recognition.lagSamples > maxLag * LIVE_SAMPLE_RATE) {
+      void this.end(
+        new RealtimeSessionEnd(
+          'recognition_lagging',
+          `Recognition fell more than ${maxLag} s behind the audio; send at most real time. What was recognised is kept.`,
+        ),
+      );
+    }
+  }
+
+  /** Where the session must stop: its maximum length or what the balance (or free transcription) covers. */
+  private limitSamples(): { samples: number; reason: RealtimeSessionEnd } {
+    const maxSeconds = this.dependencies.config.REALTIME_MAX_SESSION_SECONDS;
+    const maxSamples = maxSeconds * LIVE_SAMPLE_RATE;
+    if (this.allowanceSamples < maxSamples) {
+      return {
+        samples: this.allowanceSamples,
+        reason: new RealtimeSessionEnd(
+          'insufficient_balance',
+          `The balance (or free transcription) covers ${Math.floor(this.allowanceSamples / LIVE_SAMPLE_RATE)} s of audio at the ${this.config.tier} tier; the session was closed with what was received.`,
+        ),
+      };
+    }
+    return {
+      samples: maxSamples,
+      reason: new RealtimeSessionEnd('session_expired', `A session takes at most ${maxSeconds} s of audio.`),
+    };
+  }
+
+  private async commit(): Promise<void> {
+    const recognition = this.recognition;
+    if (!recognition) return;
+    if (this.uncommittedSamples === 0) {
+      throw new RealtimeRequestError(
+        'input_audio_buffer_commit_empty',
+        'The input audio buffer is empty: append audio before committing.',
+      );
+    }
+    const before = this.utterancesSeen;
+    await recognition.commit();
+    // No speech was open (server VAD found none since the last item): the silence is committed as an empty item.
+    if (this.utterancesSeen === before) {
+      const end = Math.round((this.samples * 1000) / LIVE_SAMPLE_RATE);
+      this.onRecognition([{ kind: 'utterance', startMs: end, endMs: end, words: [] }]);
+    }
+  }
+
+  private onRecognition(events: LiveEvent[]): void {
+    for (const event of events) {
+      switch (event.kind) {
+        case 'speech-started':
+          this.send({
+            type: 'input_audio_buffer.speech_started',
+            audio_start_ms: event.startMs,
+            item_id: this.openItem().id,
+          });
+          break;
+        case 'partial':
+          this.sendPartial(event.text);
+          break;
+        case 'speech-stopped':
+          this.send({
+            type: 'input_audio_buffer.speech_stopped',
+            audio_end_ms: event.endMs,
+            item_id: this.openItem().id,
+          });
+          break;
+        case 'utterance':
+          this.sendUtterance(event);
+          break;
+      }
+    }
+  }
+
+  /** Deltas only ever append (OpenAI clients concatenate them): all but the last word, once they are stable. */
+  private sendPartial(text: string): void {
+    const item = this.openItem();
+    const words = text.split(' ').filter((word) => word !== '');
+    const stable = words.slice(0, -1);
+    let delta = '';
+    if (stable.length > item.sent.length && item.sent.every((word, index) => stable[index] === word)) {
+      delta = `${item.sent.length > 0 ? ' ' : ''}${stable.slice(item.sent.length).join(' ')}`;
+      item.sent = stable;
+    }
+    this.send({
+      type: 'conversation.item.input_audio_transcription.delta',
+      item_id: item.id,
+      content_index: 0,
+      delta,
+      partial: text,
+    });
+  }
+
+  private sendUtterance(event: Extract<LiveEvent, { kind: 'utterance' }>): void {
+    const item = this.openItem();
+    this.item = null;
+    this.utterancesSeen++;
+    this.uncommittedSamples = 0;
+    this.words.push(...event.words);
+    this.send({
+      type: 'input_audio_buffer.committed',
+      item_id: item.id,
+      previous_item_id: this.previousItemId,
+    });
+    this.previousItemId = item.id;
+    this.send({
+      type: 'conversation.item.input_audio_transcription.completed',
+      item_id: item.id,
+      content_index: 0,
+      transcript: joinWords(event.words),
+      usage: { type: 'duration', seconds: (event.endMs - event.startMs) / 1000 },
+      logprobs: null,
+      audio_start_ms: event.startMs,
+      audio_end_ms: event.endMs,
+      words: event.words.map(({ word, start, end, confidence }) => ({
+        word,
+        start,
+        end,
+        confidence: confidence ?? null,
+      })),
+      transcription_id: this.transcription?.id ?? null,
+    });
+  }
+
+  private openItem(): OpenItem {
+    return (this.item ??= { id: `item_${randomBytes(12).toString('hex')}`, sent: [] });
+  }
+
+  /** Ends the session once: an `error` event for a refusal, the open utterance committed, everything stored. */
+  private end(reason: RealtimeSessionEnd | null): Promise<void> {
+    this.ending ??= this.finish(reason)
+      .catch((error: unknown) => {
+        this.logger.error(`Realtime session ${this.sessionId} did not end cleanly: ${String(error)}`);
+        this.closeSocket(REALTIME_CLOSE_REASONS.server_error.closeCode, 'server_error');
+      })
+      .finally(() => this.markEnded());
+    return this.ending;
+  }
+
+  private async finish(reason: RealtimeSessionEnd | null): Promise<void> {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    if (reason) this.send(endingErrorEvent(reason));
+    // Whatever is queued (an open session.update, appends) settles first; new messages are ignored from here on.
+    await this.queue.catch(() => undefined);
+    if (this.recognition && !this.recognitionFailed && !this.deleted) await this.recognition.finish();
+    else await this.recognition?.terminate();
+    await new Promise<void>((resolve) => (this.pcm ? this.pcm.end(resolve) : resolve()));
+    try {
+      if (this.transcription && this.deleted) this.dependencies.sessions.forget(this.transcription.id);
+      if (this.transcription && !this.deleted) {
+        const { sessions } = this.dependencies;
+        if (this.recognitionFailed) {
+          await sessions.abandon(this.transcription.id, `ENGINE_FAILED: ${this.recognitionFailed}`);
+        } else {
+          await sessions.finish(this.transcription.id, {
+            config: this.config,
+            vocabulary: this.vocabulary,
+            words: this.words,
+            samples: this.samples,
+            pcmPath: this.pcmPath,
+          });
+        }
+      }
+    } finally {
+      await rm(this.pcmPath, { force: true });
+      this.closeSocket(
+        reason ? REALTIME_CLOSE_REASONS[reason.reason].closeCode : 1000,
+        reason?.reason ?? 'session ended',
+      );
+    }
+  }
+
+  /** An unexpected failure inside the session: logged, and the session ends as a server error. */
+  private crash(error: unknown): void {
+    if (error instanceof RealtimeSessionEnd) {
+      void this.end(error);
+      return;
+    }
+    this.logger.error(
+      `Realtime session ${this.sessionId} failed: ${error instanceof Error ? error.stack : String(error)}`,
+    );
+    void this.end(new RealtimeSessionEnd('server_error', 'The session failed on the server.'));
+  }
+
+  private touch(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    const idleMs = this.dependencies.config.REALTIME_IDLE_TIMEOUT_MS;
+    this.idleTimer = setTimeout(() => {
+      // Audio still being decoded is not idleness: the clock restarts once recognition has caught up.
+      if ((this.recognition?.lagSamples ?? 0) > 0) return this.touch();
+      void this.end(new RealtimeSessionEnd('idle_timeout', `No audio was received for ${idleMs} ms.`));
+    }, idleMs);
+  }
+
+  private async renew(): Promise<void> {
+    if (!this.transcription || this.ending) return;
+    const alive = await this.dependencies.sessions.renew(this.transcription.id).catch(() => true);
+    if (!alive) this.transcriptionDeleted();
+  }
+
+  private liveSettings(): LiveSettings {
+    return {
+      turnDetection: this.config.turnDetection,
+      vocabulary: this.vocabulary,
+      partialIntervalMs: PARTIAL_INTERVAL_MS,
+      maxUtteranceSeconds: this.dependencies.maxUtteranceSeconds,
+    };
+  }
+
+  private describe(): object {
+    return describeSession(this.config, this.sessionId, this.transcription?.id ?? '');
+  }
+
+  private sendError(error: RealtimeErrorBody & Record<string, unknown>): void {
+    this.send({ type: 'error', error });
+  }
+
+  private send(event: { type: string } & Record<string, unknown>): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(serverEventText(event));
+  }
+
+  private closeSocket(code: number, reason: string): void {
+    if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) {
+      this.socket.close(code, reason.slice(0, 120));
+    }
+  }
+}
+
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data as ArrayBuffer).toString('utf8');
+}

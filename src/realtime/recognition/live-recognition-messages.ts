@@ -1,0 +1,24 @@
+import type { PocketSphinxSettings } from '../../engine/engine-settings';
+import type { LiveEvent, LiveSettings } from './live-transcriber';
+
+/** What a live recognition thread is started with. */
+export interface LiveRecognitionSpec {
+  pocketsphinx: PocketSphinxSettings;
+  vadModelPath: string;
+  live: LiveSettings;
+}
+
+/** Main thread → live recognition thread, handled in order. */
+export type LiveRequest =
+  | { type: 'configure'; settings: LiveSettings }
+  | { type: 'audio'; samples: Int16Array }
+  | { type: 'commit'; id: number }
+  | { type: 'clear' }
+  | { type: 'finish'; id: number };
+
+/** Live recognition thread → main thread. `received`: samples taken so far, for the lag. */
+export type LiveReply =
+  | { type: 'ready' }
+  | { type: 'events'; events: LiveEvent[]; received: number }
+  | { type: 'done'; id: number; events: LiveEvent[]; received: number }
+  | { type: 'failed'; message: string };

@@ -1,0 +1,74 @@
+/**
+ * A live recognition thread: one session's PocketSphinx decoder and Silero VAD. Native decoding blocks its
+ * thread, so it never runs on the API's event loop.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { PocketSphinxRecognizer } from '../../engine/pocketsphinx/pocketsphinx-recognizer';
+import { createSherpaVad } from '../../engine/speech/sherpa-vad.binding';
+import type { LiveRecognitionSpec, LiveReply, LiveRequest } from './live-recognition-messages';
+import { LIVE_SAMPLE_RATE, LiveTranscriber, type LiveEvent, type TurnDetection } from './live-transcriber';
+
+const port = parentPort;
+if (!port) throw new Error('live-recognition.thread must run as a worker thread');
+const spec = workerData as LiveRecognitionSpec;
+const send = (reply: LiveReply): void => port.postMessage(reply);
+
+try {
+  const recognizer = new PocketSphinxRecognizer(spec.pocketsphinx);
+  // Loading the models takes a moment: done now, so the first words are not late.
+  recognizer.startUtterance(spec.live.vocabulary);
+  recognizer.endUtterance(0);
+  const createVad = (turn: TurnDetection) =>
+    createSherpaVad(
+      {
+        sileroVad: {
+          model: spec.vadModelPath,
+          threshold: turn.threshold,
+          minSilenceDuration: turn.silenceMs / 1000,
+          minSpeechDuration: 0.25,
+          windowSize: 512,
+          maxSpeechDuration: spec.live.maxUtteranceSeconds + 5,
+        },
+        sampleRate: LIVE_SAMPLE_RATE,
+        numThreads: 1,
+        provider: 'cpu',
+        debug: false,
+      },
+      spec.live.maxUtteranceSeconds * 2 + 10,
+    );
+  const transcriber = new LiveTranscriber(recognizer, spec.live, createVad);
+  const handle = (request: LiveRequest): void => {
+    let events: LiveEvent[] = [];
+    switch (request.type) {
+      case 'configure':
+        events = transcriber.configure(request.settings);
+        break;
+      case 'audio':
+        events = transcriber.accept(request.samples);
+        break;
+      case 'clear':
+        transcriber.clear();
+        break;
+      case 'commit':
+      case 'finish':
+        send({
+          type: 'done',
+          id: request.id,
+          events: transcriber.commit(),
+          received: transcriber.samplesReceived,
+        });
+        return;
+    }
+    send({ type: 'events', events, received: transcriber.samplesReceived });
+  };
+  port.on('message', (request: LiveRequest) => {
+    try {
+      handle(request);
+    } catch (error) {
+      send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+    }
+  });
+  send({ type: 'ready' });
+} catch (error) {
+  send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+}

@@ -1,0 +1,88 @@
+import { RealtimeSessionsService } from '../../src/realtime/realtime-sessions.service';
+import { eventually } from '../support/eventually';
+import { rawAudio, RealtimeTestClient } from '../support/realtime';
+import { freePort, ServiceProcess } from '../support/service-process';
+import { testAudio } from '../support/shared-paths';
+import { bearer, startTestApp, TestApp } from '../support/test-app';
+
+const GO_FORWARD = testAudio('pocketsphinx/goforward.wav'); // 2.8 s: "go forward ten meters"
+
+/**
+ * Realtime sessions when their process stops, with real `node dist/main.js` processes: SIGTERM drains them
+ * (told, stored, billed), and after a SIGKILL the reconciler finishes what no process renews any more.
+ */
+describe('Realtime sessions and process faults', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // In-process app on the same database: reads the transcriptions and runs the reconciler.
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  async function state(apiKey: string, id: string) {
+    const response = await t.http().get(`/v1/transcriptions/${id}`).set(bearer(apiKey));
+    return response.body.data as {
+      status: string;
+      resultText: string | null;
+      cost: number | null;
+      duration: number;
+      errorMessage: string | null;
+    };
+  }
+
+  it('SIGTERM closes an open session with 1001 after committing its utterance; text and audio are stored and billed', async () => {
+    const port = await freePort();
+    const service = await new ServiceProcess({ ROLE: 'api', PORT: String(port) }).start();
+    const workspace = await t.createWorkspace({ name: 'Realtime SIGTERM', freeTranscriptions: 0 });
+    const client = RealtimeTestClient.connect(port, bearer(workspace.apiKey));
+    const id = await client.transcriptionId();
+    client.send({
+      type: 'session.update',
+      session: { type: 'transcription', audio: { input: { format: { type: 'audio/pcm', rate: 16000 } } } },
+    });
+    await client.next('session.updated');
+    // Speech without the silence that would end it: the utterance is still open when the signal comes.
+    await client.stream(rawAudio(GO_FORWARD, 's16le', 16000).subarray(0, 32000 * 2.2), 32000, {
+      chunkMs: 200,
+      paced: false,
+    });
+    await client.next('input_audio_buffer.speech_started');
+    const exited = service.terminate('SIGTERM');
+    const error = await client.next('error');
+    expect(error.error).toMatchObject({ code: 'server_shutting_down', type: 'server_error' });
+    expect(await client.whenClosed()).toEqual({ code: 1001, reason: 'server_shutting_down' });
+    const completed = await client.next('conversation.item.input_audio_transcription.completed');
+    expect(String(completed.transcript)).toMatch(/^Go forward/);
+    expect(await exited).toEqual({ code: 0, signal: null });
+    const stored = await state(workspace.apiKey, id);
+    expect(stored).toMatchObject({ status: 'completed', resultText: completed.transcript, duration: 2.2 });
+    expect(stored.cost).toBeGreaterThan(0);
+  });
+
+  it('after a SIGKILL the reconciler fails the session, unbilled, once its lease has passed', async () => {
+    const port = await freePort();
+    const service = await new ServiceProcess({
+      ROLE: 'api',
+      PORT: String(port),
+      REALTIME_SESSION_LEASE_SECONDS: '3',
+    }).start();
+    const workspace = await t.createWorkspace({ name: 'Realtime SIGKILL', freeTranscriptions: 0 });
+    const client = RealtimeTestClient.connect(port, bearer(workspace.apiKey));
+    const id = await client.transcriptionId();
+    service.kill();
+    await client.whenClosed();
+    expect((await state(workspace.apiKey, id)).status).toBe('processing');
+    const sessions = t.app.get(RealtimeSessionsService);
+    const failed = await eventually(
+      'the reconciler finishing the lost session',
+      async () => {
+        await sessions.reconcile();
+        const current = await state(workspace.apiKey, id);
+        return current.status === 'failed' ? current : null;
+      },
+      30_000,
+      500,
+    );
+    expect(failed).toMatchObject({ cost: null, errorMessage: expect.stringMatching(/^SESSION_LOST: /) });
+  });
+});
