@@ -154,7 +154,7 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
         );
       }
       const admission = await this.billing
-        .reserve(tx, principal.workspaceId, { model: config.tier, durationSeconds: null })
+        .reserve(tx, principal.workspaceId, { model: config.tier, durationSeconds: null, channels: null })
         .catch((error: unknown) => {
           if (error instanceof ProblemException) {
             throw new RealtimeSessionEnd('insufficient_balance', error.detail);
