@@ -25,9 +25,14 @@ RUN npm ci --no-audit --no-fund && npm cache clean --force
 # --- Production dependencies only: the same install pruned (no second download). onnxruntime-node ships its
 # native library for every platform; the image keeps linux/x64 only (about 250 MB less).
 FROM deps AS prod-deps
+# Also dropped, as nothing loads them at run time: typescript (an optional peer of valibot and cosmiconfig, which
+# the prune keeps), prettier (only nest-commander's shell-completion generator, never enabled), typeorm's browser
+# build, and source maps and type declarations (about 140 MB in all).
 RUN npm prune --omit=dev --no-audit --no-fund \
   && rm -rf node_modules/onnxruntime-node/bin/napi-v*/darwin node_modules/onnxruntime-node/bin/napi-v*/win32 \
     node_modules/onnxruntime-node/bin/napi-v*/linux/arm64 \
+    node_modules/typescript node_modules/prettier node_modules/typeorm/browser \
+  && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete \
   && npm cache clean --force
 
 # --- The build: TypeScript (API, CLI, migrations) and the dashboard.
@@ -39,11 +44,16 @@ COPY web ./web
 RUN npm run build
 
 # --- Runtime: Node, ffmpeg, PocketSphinx (English), bzip2 and the built app. No compilers, no dev dependencies.
+# ffmpeg's package dependencies bring an OpenGL stack (Mesa's drivers and LLVM) and Perl that neither ffmpeg,
+# ffprobe nor libpocketsphinx links (ldd): they are purged (about 220 MB). The downloaded .debs go too.
 FROM ${NODE_IMAGE} AS runtime
 RUN apt-get update \
   && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
     ffmpeg libpocketsphinx3 pocketsphinx-en-us bzip2 \
-  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
+  && dpkg --purge --force-depends \
+    libllvm15 libz3-4 libgl1-mesa-dri libglx-mesa0 perl perl-modules-5.36 libperl5.36 xkb-data \
+  && ffmpeg -hide_banner -version >/dev/null && ffprobe -hide_banner -version >/dev/null \
+  && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 WORKDIR /app
 ENV NODE_ENV=production \
     ROLE=all \

@@ -15,6 +15,8 @@
 #
 # Env: CONTAINER_TEST_KEEP_IMAGE=1  keep the built image (tag transcription-service:container-test)
 set -euo pipefail
+# The whole script is one block, read before it runs: editing the file during a run cannot derail that run.
+{
 cd "$(dirname "$0")/.."
 
 NODE_VERSION=24.9.0
@@ -127,7 +129,7 @@ echo "$base: Node $base_node"
 
 step "compose.yaml (config check; running it needs bridge networks, which this machine does not allow)"
 if docker compose version >/dev/null 2>&1; then compose=(docker compose); else compose=(docker-compose); fi
-JWT_SECRET=container-test-placeholder-secret-0123456789 "${compose[@]}" -f compose.yaml config >"$work/compose.yaml"
+JWT_SECRET=container-test-placeholder-secret-0123456789 POSTGRES_PASSWORD=placeholder "${compose[@]}" -f compose.yaml config >"$work/compose.yaml"
 echo "${compose[*]} config: ok"
 # The command of a compose service (NUL-separated) and its environment with this machine's addresses.
 compose_command() {
@@ -166,6 +168,8 @@ docker run --rm --network host "$IMAGE" sh -c '
     || { echo "test files in the image"; exit 1; }
   for tool in gcc g++ cc make cmake; do ! command -v "$tool" >/dev/null || { echo "compiler in the image: $tool"; exit 1; }; done
   for tool in ffmpeg ffprobe bzip2 .tools/whisper.cpp/bin/whisper-cli; do command -v "$tool" >/dev/null || [ -x "$tool" ] || { echo "missing: $tool"; exit 1; }; done
+  ! ldd "$(command -v ffmpeg)" "$(command -v ffprobe)" /usr/lib/x86_64-linux-gnu/libpocketsphinx.so.3 | grep "not found" \
+    || { echo "a library ffmpeg or PocketSphinx links is missing"; exit 1; }
   [ -f /usr/share/pocketsphinx/model/en-us/en-us.lm.bin ] || { echo "missing: PocketSphinx English model"; exit 1; }
   .tools/whisper.cpp/bin/whisper-cli --version | grep -q "whisper.cpp version" || { echo "whisper-cli does not run"; exit 1; }
   echo "user $(id -un) ($(id -u)); node $(node --version); no dev dependencies, fixtures or compilers; ffmpeg, bzip2, PocketSphinx, whisper.cpp present"
@@ -300,3 +304,5 @@ charges=$(psql -h 127.0.0.1 -U postgres -d "$DB_NAME" -Atc "SELECT count(*) FROM
 step "Timings"
 for k in "base build" "image build" "image size" "start to ready" "first transcript"; do printf '  %-17s %s\n' "$k:" "${timings[$k]}"; done
 echo "container test: passed in $(($(date +%s) - started)) s"
+exit 0
+}
