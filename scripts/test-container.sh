@@ -62,7 +62,7 @@ trap cleanup EXIT
 remove_run_leftovers() {
   local filter="label=$LABEL"
   [ "$1" = all ] || filter="label=$LABEL=$1"
-  docker ps -aq --filter "$filter" | xargs -r docker rm -f >/dev/null
+  docker ps -aq --filter "$filter" | xargs -r docker rm -f -v >/dev/null
   docker volume ls -q --filter "$filter" | xargs -r docker volume rm >/dev/null
 }
 
@@ -211,7 +211,8 @@ echo "Ready (200) in ${timings[start to ready]}"
 for c in api worker; do
   user=$(docker exec "stt-$RUN_ID-$c" id -u)
   [ "$user" != 0 ] || fail "the $c container's process runs as root"
-  [ "$(docker exec "stt-$RUN_ID-$c" cat /proc/1/comm)" = node ] || fail "PID 1 of the $c container is not node"
+  # Exec form: PID 1 is node itself (no shell in between), so docker stop's SIGTERM reaches the service.
+  [ "$(docker exec "stt-$RUN_ID-$c" readlink /proc/1/exe)" = /usr/local/bin/node ] || fail "PID 1 of the $c container is not node"
 done
 echo "api and worker run node as PID 1, user id $user"
 for _ in $(seq 1 120); do
