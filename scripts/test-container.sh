@@ -129,9 +129,16 @@ echo "$base: Node $base_node"
 
 step "compose.yaml (config check; running it needs bridge networks, which this machine does not allow)"
 if docker compose version >/dev/null 2>&1; then compose=(docker compose); else compose=(docker-compose); fi
+node -e 'require("yaml")' 2>/dev/null || fail "the yaml package is missing: run npm ci first"
 JWT_SECRET=container-test-placeholder-secret-0123456789 POSTGRES_PASSWORD=placeholder "${compose[@]}" -f compose.yaml config >"$work/compose.yaml"
 echo "${compose[*]} config: ok"
 # The command of a compose service (NUL-separated) and its environment with this machine's addresses.
+# Read into arrays / files with their exit status checked: an empty command would run the image's default.
+compose_command_into() { # array-name service
+  local -n into=$1
+  mapfile -d '' into < <(compose_command "$2")
+  [ "${#into[@]}" -gt 0 ] || fail "no command read for compose service $2"
+}
 compose_command() {
   node -e 'const s = require("yaml").parse(require("fs").readFileSync(process.argv[1], "utf8")).services[process.argv[2]];
     if (!Array.isArray(s.command)) throw new Error(`compose service ${process.argv[2]} has no exec-form command`);
@@ -179,16 +186,17 @@ step "Migrations (docker run IMAGE node dist/cli.js migrate, as compose's migrat
 docker volume create --label "$LABEL=$RUN_ID" "stt-$RUN_ID-storage" >/dev/null
 docker volume create --label "$LABEL=$RUN_ID" "stt-$RUN_ID-models" >/dev/null
 volumes=(-v "stt-$RUN_ID-storage:/data/storage" -v "stt-$RUN_ID-models:/data/models")
-mapfile -d '' migrate_cmd < <(compose_command migrate)
-docker run --rm --network host --label "$LABEL=$RUN_ID" --env-file "$(compose_env_file migrate)" "${volumes[@]}" \
+compose_command_into migrate_cmd migrate
+migrate_env=$(compose_env_file migrate)
+docker run --rm --network host --label "$LABEL=$RUN_ID" --env-file "$migrate_env" "${volumes[@]}" \
   "$IMAGE" "${migrate_cmd[@]}" || fail "migrate"
 
 step "api and worker containers (ROLE from compose's services)"
 port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
 api_env=$(compose_env_file api "PORT=$port")
 worker_env=$(compose_env_file worker)
-mapfile -d '' api_cmd < <(compose_command api)
-mapfile -d '' worker_cmd < <(compose_command worker)
+compose_command_into api_cmd api
+compose_command_into worker_cmd worker
 run_app() { # name env-file command...
   local name=$1 env_file=$2
   shift 2
@@ -223,9 +231,10 @@ done
 echo "HEALTHCHECK: healthy"
 
 step "A workspace and key from the CLI in the container; a real upload"
-mapfile -d '' demo_cmd < <(compose_command demo)
+compose_command_into demo_cmd demo
+demo_env=$(compose_env_file demo)
 # compose's demo command with no free transcriptions, so every job is charged from the balance.
-workspace=$(docker run --rm --network host --label "$LABEL=$RUN_ID" --env-file "$(compose_env_file demo)" "${volumes[@]}" \
+workspace=$(docker run --rm --network host --label "$LABEL=$RUN_ID" --env-file "$demo_env" "${volumes[@]}" \
   "$IMAGE" "${demo_cmd[@]}" --free 0) || fail "workspace:create"
 key=$(json apiKey <<<"$workspace")
 [ -n "$key" ] || fail "workspace:create printed no apiKey: $workspace"
