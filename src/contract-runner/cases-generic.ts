@@ -54,7 +54,12 @@ export function validRequest(operationId: string, state: RunState, ids: (kind: s
     case 'updateAccountSettings':
       return { json: { lowBalanceThreshold: 1 } };
     case 'revokeApiKey':
+    case 'listApiKeyRequests':
       return { path: { id: ids('api-key') } };
+    case 'updateTranscription':
+      return { path: { id: ids('transcription') }, json: { speakerNames: {} } };
+    case 'searchTranscript':
+      return { path: { id: ids('transcription') }, query: { q: 'contract' } };
     default: {
       const route = specRoutes().find((candidate) => candidate.operationId === operationId);
       const kind = route?.path.startsWith('/v1/vocabularies')
@@ -66,6 +71,9 @@ export function validRequest(operationId: string, state: RunState, ids: (kind: s
     }
   }
 }
+
+/** Session (dashboard) operations on an id: an API key is refused with 403 before the id is looked up. */
+const SESSION_OPERATIONS_ON_AN_ID = new Set(['revokeApiKey', 'listApiKeyRequests']);
 
 /** The run's own object of each kind, for the tenant-isolation cases. */
 function ownId(state: RunState, kind: string): string | undefined {
@@ -110,7 +118,7 @@ export async function genericCases(run: RunContext, state: RunState): Promise<vo
       });
     }
     if (!path.includes('{')) continue;
-    const session = operationId === 'revokeApiKey';
+    const session = SESSION_OPERATIONS_ON_AN_ID.has(operationId);
     await run.case(operationId, 'unknown ids and ids that are not UUIDs: 404 not-found', async (s) => {
       const credential = s.credential(session ? 'jwt' : 'key');
       for (const id of [unknownId(), 'not-a-uuid', '12345']) {

@@ -143,6 +143,15 @@ export async function sessionCases(run: RunContext, state: RunState): Promise<vo
   await run.case('listApiKeys', 'lists the workspace’s keys', async (s) => {
     s.expect(await s.call('listApiKeys', { credential: s.credential('jwt') }), 200);
   });
+  await run.case('listApiKeyRequests', 'reads the request log of a key of the workspace', async (s) => {
+    const keys = await s.call('listApiKeys', { credential: s.credential('jwt') });
+    const first = ((keys.body as { data?: Array<{ id: string }> }).data ?? [])[0];
+    if (!first) return s.skip('the workspace has no API key');
+    s.expect(
+      await s.call('listApiKeyRequests', { credential: s.credential('jwt'), path: { id: first.id } }),
+      200,
+    );
+  });
   await run.case(
     'updateAccountSettings',
     'refuses a negative threshold and unknown members (422 validation)',

@@ -122,14 +122,17 @@ export async function transcriptionCases(run: RunContext, state: RunState): Prom
   await run.case('createTranscription', 'refuses bad uploads before any job exists', async (s) => {
     const notAudio = new FormData();
     notAudio.append('file', new Blob(['just some text, not audio\n'], { type: 'audio/wav' }), name);
+    // The service refuses a bad field as soon as it reads it and closes the connection (`Connection: close`)
+    // without reading the rest: a body small enough to be sent in one write is never cut off mid-send.
+    const small = silentWav(0.05);
     await s.expectRefusals('createTranscription', key(s), [
       [{ form: new FormData() }, 400, 'missing-file'],
       [{ raw: { body: 'x', contentType: 'text/plain' } }, 415, 'unsupported-media-type'],
-      [{ form: uploadForm(clip, name, { model: 'ultra' }) }, 422, 'invalid-model'],
-      [{ form: uploadForm(clip, name, { num_speakers: '0' }) }, 422, 'invalid-speaker-hint'],
-      [{ form: uploadForm(clip, name, { language: 'xx' }) }, 422, 'validation'],
+      [{ form: uploadForm(small, name, { model: 'ultra' }) }, 422, 'invalid-model'],
+      [{ form: uploadForm(small, name, { num_speakers: '0' }) }, 422, 'invalid-speaker-hint'],
+      [{ form: uploadForm(small, name, { language: 'xx' }) }, 422, 'validation'],
       [
-        { form: uploadForm(clip, name), headers: { 'idempotency-key': 'not-a-uuid' } },
+        { form: uploadForm(small, name), headers: { 'idempotency-key': 'not-a-uuid' } },
         422,
         'invalid-idempotency-key',
       ],
@@ -143,6 +146,8 @@ export async function transcriptionCases(run: RunContext, state: RunState): Prom
     'streamTranscriptionEvents',
     'getTranscriptionAudio',
     'exportTranscription',
+    'searchTranscript',
+    'updateTranscription',
     'deleteTranscription',
   ];
   const skipJobs = (reason: string): void => {
@@ -241,6 +246,26 @@ export async function transcriptionCases(run: RunContext, state: RunState): Prom
       data.status === 'completed' && typeof data.resultText === 'string',
       '$.data: not completed with a resultText',
     );
+  });
+  await run.case('searchTranscript', 'finds a word of the transcript with its times', async (s) => {
+    const answer = await s.call('searchTranscript', {
+      credential: key(s),
+      path: { id },
+      query: { q: 'forward' },
+    });
+    s.expect(answer, 200);
+    const data = (answer.body as { data?: { count?: number; occurrences?: unknown[] } }).data;
+    s.check(data?.count === data?.occurrences?.length, '$.data.count: not the number of occurrences');
+  });
+  await run.case('updateTranscription', 'names a speaker, then clears the names', async (s) => {
+    for (const speakerNames of [{ SPEAKER_00: 'Contract' }, {}]) {
+      const answer = await s.call('updateTranscription', {
+        credential: key(s),
+        path: { id },
+        json: { speakerNames },
+      });
+      s.expect(answer, 200);
+    }
   });
   await run.case('listTranscriptions', 'finds the run’s transcription by search and by status', async (s) => {
     const answer = await s.call('listTranscriptions', {

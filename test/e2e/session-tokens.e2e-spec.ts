@@ -189,7 +189,7 @@ describe('Session tokens (issue 19)', () => {
   });
 
   describe('cookies outside development and test', () => {
-    it('NODE_ENV=production: all three cookies (session, refresh, known device) Secure, named with the __Secure- prefix, and read under that name only', async () => {
+    it('NODE_ENV=production: all four cookies (session, refresh, known device, the dashboard signed-in hint) Secure, named with the __Secure- prefix, and read under that name only', async () => {
       const production = await startTestApp({ ROLE: 'api', NODE_ENV: 'production' });
       try {
         const user = await createUserWithPassword(production, PASSWORD);
@@ -203,7 +203,12 @@ describe('Session tokens (issue 19)', () => {
           setCookies(signedIn)
             .map((cookie) => cookie.split('=')[0])
             .sort(),
-        ).toEqual(['__Secure-stt_device', '__Secure-stt_refresh', '__Secure-stt_session']);
+        ).toEqual([
+          '__Secure-stt_device',
+          '__Secure-stt_refresh',
+          '__Secure-stt_session',
+          '__Secure-stt_signed_in',
+        ]);
         for (const cookie of setCookies(signedIn)) expect(cookie.split('; ')).toContain('Secure');
 
         const accessToken = cookieValue(signedIn, '__Secure-stt_session');
@@ -256,7 +261,7 @@ describe('Session tokens (issue 19)', () => {
           setCookies(signedIn)
             .map((cookie) => cookie.split('=')[0])
             .sort(),
-        ).toEqual(['stt_device', 'stt_refresh', 'stt_session']);
+        ).toEqual(['stt_device', 'stt_refresh', 'stt_session', 'stt_signed_in']);
         for (const cookie of setCookies(signedIn)) expect(cookie.split('; ')).not.toContain('Secure');
       } finally {
         await service.stop();
