@@ -15,7 +15,7 @@ import { expectInvariants, slugOf } from './fuzz-support';
 
 const SECRET = 'test-secret-that-is-long-enough-for-hs256';
 
-type Method = 'get' | 'post' | 'put' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 describe('Tenant isolation on every resource route (generated from openapi.yaml)', () => {
   let t: TestApp;
@@ -78,10 +78,15 @@ describe('Tenant isolation on every resource route (generated from openapi.yaml)
     '%s: a resource of workspace A is 404 for workspace B (API key and JWT), and is left untouched',
     async (_operationId, route) => {
       const id = ofA[collection(route.path)];
-      const path =
-        route.path.replace('{id}', id) + (route.operationId === 'exportTranscription' ? '?format=json' : '');
+      // Each request is valid but for whose resource it names, so the answer is about the id alone.
+      const queries: Record<string, string> = {
+        exportTranscription: '?format=json',
+        searchTranscript: '?q=secret',
+      };
+      const path = route.path.replace('{id}', id) + (queries[route.operationId] ?? '');
       const bodies: Record<string, unknown> = {
         updateVocabulary: { name: 'taken over', words: ['Mallory'] },
+        updateTranscription: { speakerNames: { SPEAKER_00: 'Mallory' } },
       };
       for (const { credential, apiKey } of [
         { credential: bearer(b.apiKey), apiKey: true },
@@ -107,7 +112,7 @@ describe('Tenant isolation on every resource route (generated from openapi.yaml)
       // Still there and unchanged for its owner.
       const owner = await t
         .http()
-        .get(route.path.replace('{id}', id).replace(/\/(status|events|export|audio)$/, ''))
+        .get(route.path.replace('{id}', id).replace(/\/(status|events|export|audio|search)$/, ''))
         .set(bearer(a.apiKey));
       if (sessionOnly(route.path)) {
         const list = await t
