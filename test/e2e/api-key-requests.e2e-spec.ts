@@ -4,7 +4,7 @@ import { RetentionPurgeService } from '../../src/transcriptions/retention/retent
 import { eventually } from '../support/eventually';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
-import { insertTranscription } from '../support/transcriptions';
+import { asBuffer, insertTranscription } from '../support/transcriptions';
 
 const PROBLEMS = 'https://errors.transcription.example/problems';
 const DAY_MS = 86_400_000;
@@ -203,11 +203,7 @@ describe('API key request log, key expiry and speaker names', () => {
           .get(`/v1/transcriptions/${transcription.id}/export?format=${format}`)
           .set(bearer(owner.apiKey))
           .buffer(true)
-          .parse((response, done) => {
-            const chunks: Buffer[] = [];
-            response.on('data', (chunk: Buffer) => chunks.push(chunk));
-            response.on('end', () => done(null, Buffer.concat(chunks)));
-          })
+          .parse(asBuffer)
       ).body as Buffer;
     for (const format of ['txt', 'srt', 'vtt', 'json']) {
       const text = (await exported(format)).toString('utf8');

@@ -1,7 +1,7 @@
 import { strFromU8, unzipSync } from 'fflate';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
-import { insertTranscription } from '../support/transcriptions';
+import { asBuffer, insertTranscription } from '../support/transcriptions';
 
 /** Caption and transcript layout controls on GET /v1/transcriptions/{id}/export (issue 11 item 3). */
 describe('Export layout controls', () => {
@@ -41,11 +41,7 @@ describe('Export layout controls', () => {
       .get(`/v1/transcriptions/${id}/export?${query}`)
       .set(bearer(apiKey))
       .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+      .parse(asBuffer);
     const raw = response.body as Buffer;
     const contentType = String(response.headers['content-type']);
     const isProblem = contentType.startsWith('application/problem+json');

@@ -9,7 +9,7 @@ import { startS3Emulator, type S3Emulator } from '../support/s3-emulator';
 import { ServiceProcess } from '../support/service-process';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
-import { upload, waitForTerminal } from '../support/transcriptions';
+import { asBuffer, upload, waitForTerminal } from '../support/transcriptions';
 
 /**
  * STORAGE_DRIVER=s3 end to end against a real S3-protocol server (s3rver on loopback): the API streams the
@@ -110,11 +110,7 @@ describe('S3 storage (STORAGE_DRIVER=s3)', () => {
       .set(bearer(apiKey))
       .set('Range', 'bytes=100000-100099')
       .buffer(true)
-      .parse((response, done) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+      .parse(asBuffer);
     expect(seek.status).toBe(206);
     expectMatchesSpec(seek, 'getTranscriptionAudio');
     expect(seek.headers['content-range']).toBe(`bytes 100000-100099/${original.length}`);

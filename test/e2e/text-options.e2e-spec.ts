@@ -6,7 +6,7 @@ import { FileStorage } from '../../src/storage/file-storage';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
-import { upload, waitForTerminal } from '../support/transcriptions';
+import { asBuffer, upload, waitForTerminal } from '../support/transcriptions';
 
 // PocketSphinx: "The expression goes six times ten equals sixty not six hundred thousand that gives us a
 // twelve percent chance." (16 kHz mono WAV, 6.8 s)
@@ -71,17 +71,7 @@ describe('Transcript text options', () => {
     };
   }
 
-  const download = (path: string) =>
-    t
-      .http()
-      .get(path)
-      .set(bearer(apiKey))
-      .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+  const download = (path: string) => t.http().get(path).set(bearer(apiKey)).buffer(true).parse(asBuffer);
 
   async function exportText(id: string, format: string): Promise<string> {
     const response = await download(`/v1/transcriptions/${id}/export?format=${format}`);

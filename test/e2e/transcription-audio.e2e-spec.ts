@@ -5,7 +5,7 @@ import { RetentionPurgeService } from '../../src/transcriptions/retention/retent
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
-import { upload } from '../support/transcriptions';
+import { asBuffer, upload } from '../support/transcriptions';
 
 const CLIP = testAudio('coqui-stt/LDC93S1.wav');
 const problem = (slug: string) => `https://errors.transcription.example/problems/${slug}`;
@@ -33,15 +33,7 @@ describe('GET /v1/transcriptions/{id}/audio', () => {
   afterAll(() => t.close());
 
   const audio = (transcriptionId = id) =>
-    t
-      .http()
-      .get(`/v1/transcriptions/${transcriptionId}/audio`)
-      .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+    t.http().get(`/v1/transcriptions/${transcriptionId}/audio`).buffer(true).parse(asBuffer);
 
   it('answers the whole upload with its media type and Accept-Ranges', async () => {
     const response = await audio().set(bearer(owner.apiKey));

@@ -11,6 +11,7 @@ import { childProcesses, cpuTicks, descendants } from '../support/process-table'
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import {
+  asBuffer,
   eventBlocks,
   generatedAudio,
   readEventStream,
@@ -288,11 +289,7 @@ describe('Transcription jobs on real audio', () => {
         .get(`/v1/transcriptions/${created.body.data.id}/export?format=${format}`)
         .set(bearer(apiKey))
         .buffer(true)
-        .parse((res, done) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => done(null, Buffer.concat(chunks)));
-        });
+        .parse(asBuffer);
       expect({ format, status: response.status }).toEqual({ format, status: 200 });
       expect(response.headers['content-type']).toMatch(type);
       expect(response.headers['content-disposition']).toMatch(
