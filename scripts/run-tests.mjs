@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import timingReporter from '../test/support/project-timing-reporter.js';
 
 /** Longest first, so the two slots end close together (e2e is about half of the suite). */
 const LANES = [
@@ -62,7 +63,6 @@ await Promise.all(
 );
 rmSync(timingDir, { recursive: true, force: true });
 
-const TIER_ORDER = ['unit', 'integration', 'e2e', 'chaos', 'fuzz', 'browser'];
 const projects = new Map();
 const skipped = [];
 const totals = { suitesPassed: 0, suitesFailed: 0, passed: 0, failed: 0, skipped: 0 };
@@ -82,18 +82,7 @@ for (const { lane, code, signal, seconds } of finished) {
   const outcome = code === 0 ? 'passed' : `FAILED (${signal ?? `exit ${code}`})`;
   lines.push(`  ${lane.name.padEnd(20)} ${seconds.toFixed(1).padStart(7)} s  ${outcome}`);
 }
-lines.push('', 'Time per project:');
-const tiers = [...projects.keys()].sort((a, b) => rank(a) - rank(b));
-for (const name of tiers) {
-  const project = projects.get(name);
-  const counts = [`${project.passed} passed`];
-  if (project.failed > 0) counts.push(`${project.failed} failed`);
-  if (project.skipped > 0) counts.push(`${project.skipped} skipped`);
-  lines.push(
-    `  ${name.padEnd(12)} ${(project.ms / 1000).toFixed(1).padStart(7)} s  ${String(project.files).padStart(3)} files  ${counts.join(', ')}`,
-  );
-}
-if (skipped.length > 0) lines.push('', `Skipped (${skipped.length}):`, ...skipped);
+lines.push('', ...timingReporter.projectTimeLines(projects, skipped));
 const suites = totals.suitesPassed + totals.suitesFailed;
 const tests = totals.passed + totals.failed + totals.skipped;
 const part = (count, word) => (count > 0 ? [`${count} ${word}`] : []);
@@ -104,8 +93,3 @@ lines.push(
 );
 process.stdout.write(`${lines.join('\n')}\n`);
 process.exit(finished.every(({ code, result }) => code === 0 && result) ? 0 : 1);
-
-function rank(name) {
-  const index = TIER_ORDER.indexOf(name);
-  return index === -1 ? TIER_ORDER.length : index;
-}

@@ -53,20 +53,31 @@ class ProjectTimingReporter {
       return;
     }
     if (this.projects.size === 0) return;
-    const lines = ['', 'Time per project:'];
-    const tiers = [...this.projects.keys()].sort((a, b) => tierRank(a) - tierRank(b));
-    for (const name of tiers) {
-      const project = this.projects.get(name);
-      const counts = [`${project.passed} passed`];
-      if (project.failed > 0) counts.push(`${project.failed} failed`);
-      if (project.skipped > 0) counts.push(`${project.skipped} skipped`);
-      lines.push(
-        `  ${name.padEnd(12)} ${(project.ms / 1000).toFixed(1).padStart(7)} s  ${String(project.files).padStart(3)} files  ${counts.join(', ')}`,
-      );
-    }
-    if (this.skipped.length > 0) lines.push('', `Skipped (${this.skipped.length}):`, ...this.skipped);
+    const lines = ['', ...projectTimeLines(this.projects, this.skipped)];
     process.stderr.write(`${lines.join('\n')}\n`);
   }
+}
+
+/**
+ * "Time per project:" with a line per project (time, files, counts) in tier order, then the skipped tests by
+ * name. Also used by scripts/run-tests.mjs for the figures of all its lanes together.
+ * @param {Map<string, {ms: number, files: number, passed: number, failed: number, skipped: number}>} projects
+ * @param {string[]} skipped
+ */
+function projectTimeLines(projects, skipped) {
+  const lines = ['Time per project:'];
+  const tiers = [...projects.keys()].sort((a, b) => tierRank(a) - tierRank(b));
+  for (const name of tiers) {
+    const project = projects.get(name);
+    const counts = [`${project.passed} passed`];
+    if (project.failed > 0) counts.push(`${project.failed} failed`);
+    if (project.skipped > 0) counts.push(`${project.skipped} skipped`);
+    lines.push(
+      `  ${name.padEnd(12)} ${(project.ms / 1000).toFixed(1).padStart(7)} s  ${String(project.files).padStart(3)} files  ${counts.join(', ')}`,
+    );
+  }
+  if (skipped.length > 0) lines.push('', `Skipped (${skipped.length}):`, ...skipped);
+  return lines;
 }
 
 /** The projects in jest.config.js's order, fastest tier first. */
@@ -82,3 +93,4 @@ function projectName(displayName) {
 }
 
 module.exports = ProjectTimingReporter;
+module.exports.projectTimeLines = projectTimeLines;
