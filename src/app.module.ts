@@ -3,9 +3,10 @@ import { AccountModule } from './account/account.module';
 import { AuthModule } from './auth/auth.module';
 import { SessionModule } from './auth/session/session.module';
 import { BillingModule } from './billing/billing.module';
-import { HttpPlatformModule } from './common/http/http-platform.module';
+import { HttpPlatformModule } from './http-platform/http-platform.module';
 import { LifecycleModule } from './common/lifecycle/lifecycle.module';
 import { LoggingModule } from './common/logging/logging.module';
+import { RouteErrorShapesModule } from './common/problem/route-error-shapes';
 import { RedisModule } from './common/redis/redis.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -35,6 +36,7 @@ export class AppModule {
         ConfigModule.register(config),
         LifecycleModule,
         LoggingModule,
+        RouteErrorShapesModule,
         RedisModule,
         DatabaseModule,
         QueuesModule,

@@ -18,6 +18,7 @@ import { literalUndecodablePath } from './common/http/undecodable-path';
 import { assignRequestId } from './common/logging/request-id';
 import { validationPipe } from './common/http/validation-pipe';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter';
+import { RouteErrorShapes } from './common/problem/route-error-shapes';
 import { AppConfig } from './config/app-config';
 import { mountWebApp } from './web-app/web-app';
 
@@ -57,7 +58,7 @@ export async function createHttpApp(config: AppConfig): Promise<INestApplication
   mountQueueBoard(app, config);
   // The dashboard's static files (issue 13), like /docs outside the API's routes.
   mountWebApp(app);
-  app.useGlobalFilters(new ProblemDetailsFilter(config));
+  app.useGlobalFilters(new ProblemDetailsFilter(config, app.get(RouteErrorShapes)));
   app.useGlobalPipes(validationPipe());
   // SIGTERM/SIGINT drain (readiness 503, no new connections, requests in flight finish), then exit 0.
   drainHttpServerOnShutdown(app.getHttpServer(), app.get(ShutdownCoordinator));

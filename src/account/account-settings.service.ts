@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { eurToMicro, microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
-import { RetentionSettingsService } from '../transcriptions/retention/retention-settings.service';
+import { RetentionSettingsService } from './retention-settings.service';
 import { UpdateAccountSettingsDto } from './account-settings.dto';
 import { Workspace } from './workspace.entity';
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Patch, Query } from '@nestjs/common';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { Principal } from '../auth/principal';
-import { SessionOnly } from '../auth/session-only.decorator';
+import { CurrentPrincipal } from '../common/principal/current-principal.decorator';
+import type { Principal } from '../common/principal/principal';
+import { SessionOnly } from '../common/principal/session-only.decorator';
 import { UpdateAccountSettingsDto } from './account-settings.dto';
 import { AccountSettings, AccountSettingsService } from './account-settings.service';
 import { AccountService, BalanceSnapshot, Profile, Usage } from './account.service';

@@ -2,7 +2,7 @@ import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { requestPath } from '../common/http/request-path';
 import { ApiKeyRequestLog } from './api-key-request-log.service';
-import type { RequestWithAuth } from './principal';
+import type { RequestWithAuth } from '../common/principal/principal';
 
 /** What a request whose client went away before any answer was sent is logged with (nginx's convention). */
 export const CLIENT_CLOSED_REQUEST = 499;

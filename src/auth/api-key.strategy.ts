@@ -4,7 +4,7 @@ import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
 import { ProblemException } from '../common/problem/problem.exception';
 import { ApiKeyService } from './api-key.service';
 import { bearerCredential } from './authorization-header';
-import { Principal } from './principal';
+import { Principal } from '../common/principal/principal';
 
 export const API_KEY_HEADER_STRATEGY = 'api-key-header';
 export const API_KEY_BEARER_STRATEGY = 'api-key-bearer';

@@ -3,9 +3,9 @@ import { ResourceIdPipe } from '../common/http/resource-id.pipe';
 import { ApiKeyView, ApiKeysService, CreatedApiKeyView } from './api-keys.service';
 import { ApiKeyRequestLog, ApiKeyRequestView } from './api-key-request-log.service';
 import { CreateApiKeyDto, ListApiKeyRequestsQueryDto, toStatusFilter } from './api-keys.dto';
-import { CurrentPrincipal } from './current-principal.decorator';
-import type { Principal } from './principal';
-import { SessionOnly } from './session-only.decorator';
+import { CurrentPrincipal } from '../common/principal/current-principal.decorator';
+import type { Principal } from '../common/principal/principal';
+import { SessionOnly } from '../common/principal/session-only.decorator';
 
 /** The dashboard's key management (settings, security area): a signed-in user only, never an API key. */
 @SessionOnly()

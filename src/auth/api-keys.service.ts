@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ProblemException } from '../common/problem/problem.exception';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyService } from './api-key.service';
-import { Principal } from './principal';
+import { Principal } from '../common/principal/principal';
 
 export interface ApiKeyView {
   id: string;

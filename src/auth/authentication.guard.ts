@@ -1,9 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ProblemException } from '../common/problem/problem.exception';
-import { RequestWithAuth } from './principal';
-import { IS_PUBLIC } from './public.decorator';
-import { IS_SESSION_ONLY } from './session-only.decorator';
+import { RequestWithAuth } from '../common/principal/principal';
+import { IS_PUBLIC } from '../common/principal/public.decorator';
+import { IS_SESSION_ONLY } from '../common/principal/session-only.decorator';
 
 /** Global guard: every route needs a valid credential unless marked @Public(). */
 @Injectable()

@@ -10,7 +10,7 @@ import {
 } from './api-key.strategy';
 import { bearerCredential } from './authorization-header';
 import { JWT_STRATEGY, JwtStrategy } from './jwt.strategy';
-import { AuthOutcome, Principal, RequestWithAuth } from './principal';
+import { AuthOutcome, Principal, RequestWithAuth } from '../common/principal/principal';
 import { SessionCookies } from './session/session-cookies';
 
 /**

@@ -9,7 +9,7 @@ import { isUuid } from '../common/http/resource-id.pipe';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
 import { bearerCredential } from './authorization-header';
-import { Principal } from './principal';
+import { Principal } from '../common/principal/principal';
 import { SessionCookies } from './session/session-cookies';
 
 export const JWT_STRATEGY = 'jwt';

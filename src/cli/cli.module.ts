@@ -4,6 +4,7 @@ import { AccountModule } from '../account/account.module';
 import { User } from '../account/user.entity';
 import { Workspace } from '../account/workspace.entity';
 import { AuthModule } from '../auth/auth.module';
+import { WorkspaceProvisioningModule } from '../auth/provisioning/workspace-provisioning.module';
 import { RefreshToken } from '../auth/session/refresh-token.entity';
 import { UserPasswordService } from '../auth/session/user-password.service';
 import { BillingModule } from '../billing/billing.module';
@@ -15,7 +16,7 @@ import { ApiKeyCreateCommand, ApiKeyRevokeCommand } from './api-key.commands';
 import { AutoReloadCommand } from './auto-reload.command';
 import { EngineTiersCommand } from './engine-tiers.command';
 import { ModelsListCommand, ModelsPullCommand } from './models.commands';
-import { RetentionSettingsService } from '../transcriptions/retention/retention-settings.service';
+import { RetentionSettingsService } from '../account/retention-settings.service';
 import { UserSetPasswordCommand } from './user.commands';
 import { WorkspaceCreateCommand, WorkspaceRetentionCommand } from './workspace.commands';
 
@@ -30,6 +31,7 @@ export class CliModule {
         AuthModule,
         AccountModule,
         BillingModule,
+        WorkspaceProvisioningModule,
         TypeOrmModule.forFeature([User, Workspace, RefreshToken]),
       ],
       providers: [

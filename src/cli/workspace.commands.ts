@@ -1,8 +1,8 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { WorkspaceProvisioningService } from '../account/workspace-provisioning.service';
+import { WorkspaceProvisioningService } from '../auth/provisioning/workspace-provisioning.service';
 import { hashPassword, passwordProblem } from '../auth/session/password-hasher';
 import { ProblemException } from '../common/problem/problem.exception';
-import { RetentionSettingsService } from '../transcriptions/retention/retention-settings.service';
+import { RetentionSettingsService } from '../account/retention-settings.service';
 import { fail, parseNumber, printJson } from './cli-output';
 import { readPasswordFromStdin } from './password-input';
 

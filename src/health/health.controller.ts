@@ -1,5 +1,5 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../common/principal/public.decorator';
 import { AppConfig } from '../config/app-config';
 import { SERVICE_VERSION } from '../version';
 import { ReadinessService, type ReadinessCheck } from './readiness.service';

@@ -1,5 +1,5 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../common/principal/public.decorator';
 import { LANGUAGES } from './languages';
 
 @Controller('v1/languages')

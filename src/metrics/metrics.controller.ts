@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Headers, NotFoundException, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../common/principal/public.decorator';
 import { ProblemException } from '../common/problem/problem.exception';
 import { MetricsService } from './metrics.service';
 

@@ -1,7 +1,7 @@
 import { Controller, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { Principal } from '../auth/principal';
+import { CurrentPrincipal } from '../common/principal/current-principal.decorator';
+import type { Principal } from '../common/principal/principal';
 import { OpenAiErrorFilter } from './openai-error.filter';
 import { OpenAiTranscriptionService } from './openai-transcription.service';
 

@@ -1,7 +1,8 @@
-import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
-import type { Response } from 'express';
-import { AppConfig } from '../config/app-config';
-import { ProblemDetailsFilter } from '../common/problem/problem-details.filter';
+import { ArgumentsHost, Catch, ExceptionFilter, Injectable, OnModuleInit } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { OPENAI_TRANSCRIPTIONS_PATH, requestPath } from '../common/http/request-path';
+import { toProblem } from '../common/problem/problem-details.filter';
+import { RouteErrorShapes } from '../common/problem/route-error-shapes';
 import { OpenAiApiError, sendOpenAiError, toOpenAiError } from './openai-error';
 
 /**
@@ -11,12 +12,6 @@ import { OpenAiApiError, sendOpenAiError, toOpenAiError } from './openai-error';
  */
 @Catch()
 export class OpenAiErrorFilter implements ExceptionFilter {
-  private readonly problems: ProblemDetailsFilter;
-
-  constructor(config: AppConfig) {
-    this.problems = new ProblemDetailsFilter(config);
-  }
-
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     if (response.headersSent) {
@@ -25,7 +20,23 @@ export class OpenAiErrorFilter implements ExceptionFilter {
     }
     sendOpenAiError(
       response,
-      exception instanceof OpenAiApiError ? exception : toOpenAiError(this.problems.toProblem(exception)),
+      exception instanceof OpenAiApiError ? exception : toOpenAiError(toProblem(exception)),
+    );
+  }
+}
+
+/**
+ * What is refused before the controller runs (the rate limit, an unknown method on the path) reaches only the
+ * service-wide filter: the route registers OpenAI's shape there too.
+ */
+@Injectable()
+export class OpenAiErrorShapeRegistration implements OnModuleInit {
+  constructor(private readonly routeShapes: RouteErrorShapes) {}
+
+  onModuleInit(): void {
+    this.routeShapes.register(
+      (request: Request) => requestPath(request) === OPENAI_TRANSCRIPTIONS_PATH,
+      (response, problem) => sendOpenAiError(response, toOpenAiError(problem)),
     );
   }
 }

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal/principal';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import type { AppConfig } from '../config/app-config';
 import type {

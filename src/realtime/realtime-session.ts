@@ -5,7 +5,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RawData, WebSocket } from 'ws';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal/principal';
 import { isRecord } from '../common/is-record';
 import type { AppConfig } from '../config/app-config';
 import type { RecognizedWord } from '../engine/engine.types';

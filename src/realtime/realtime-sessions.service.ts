@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal/principal';
 import { TranscriptionBilling } from '../billing/transcription-billing.service';
 import type { ModelTier } from '../common/model-tier-catalogue';
 import { ProblemException } from '../common/problem/problem.exception';

@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CredentialResolver } from '../auth/credential-resolver.service';
-import type { AuthOutcome, RequestWithAuth } from '../auth/principal';
+import type { AuthOutcome, RequestWithAuth } from '../common/principal/principal';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { AppConfig } from '../config/app-config';
 import { engineSettingsFrom } from '../engine/engine.module';

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { Principal } from '../auth/principal';
+import { CurrentPrincipal } from '../common/principal/current-principal.decorator';
+import type { Principal } from '../common/principal/principal';
 import { ResourceIdPipe } from '../common/http/resource-id.pipe';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { ProblemException } from '../common/problem/problem.exception';

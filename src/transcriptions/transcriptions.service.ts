@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Brackets, DataSource, EntityManager, Repository } from 'typeorm';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal/principal';
 import { TranscriptionBilling } from '../billing/transcription-billing.service';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';

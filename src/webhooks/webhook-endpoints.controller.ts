@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { Principal } from '../auth/principal';
+import { CurrentPrincipal } from '../common/principal/current-principal.decorator';
+import type { Principal } from '../common/principal/principal';
 import { ResourceIdPipe } from '../common/http/resource-id.pipe';
 import { validationPipe } from '../common/http/validation-pipe';
 import {

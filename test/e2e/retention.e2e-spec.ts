@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { FileStorage } from '../../src/storage/file-storage';
 import { Transcription } from '../../src/transcriptions/transcription.entity';
 import { RetentionPurgeService } from '../../src/transcriptions/retention/retention-purge.service';
-import { RetentionSettingsService } from '../../src/transcriptions/retention/retention-settings.service';
+import { RetentionSettingsService } from '../../src/account/retention-settings.service';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';

@@ -11,7 +11,7 @@ import { MAX_WEBHOOK_ENDPOINTS_PER_WORKSPACE } from '../../src/webhooks/webhook-
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
-import type { ProvisionedWorkspace } from '../../src/account/workspace-provisioning.service';
+import type { ProvisionedWorkspace } from '../../src/auth/provisioning/workspace-provisioning.service';
 import { specRoutes, type SpecRoute } from '../support/openapi-contract';
 import { bearer, startTestApp, type TestApp } from '../support/test-app';
 import { insertTranscription } from '../support/transcriptions';

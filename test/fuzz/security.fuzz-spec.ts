@@ -7,7 +7,7 @@
  */
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
-import type { ProvisionedWorkspace } from '../../src/account/workspace-provisioning.service';
+import type { ProvisionedWorkspace } from '../../src/auth/provisioning/workspace-provisioning.service';
 import { expectMatchesSpec, specRoutes } from '../support/openapi-contract';
 import { bearer, startTestApp, type TestApp } from '../support/test-app';
 import { insertTranscription } from '../support/transcriptions';

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
-import type { ProvisionedWorkspace } from '../../src/account/workspace-provisioning.service';
+import type { ProvisionedWorkspace } from '../../src/auth/provisioning/workspace-provisioning.service';
 import { parseIdempotencyKey } from '../../src/transcriptions/idempotency.service';
 import { bearer, startTestApp, type TestApp } from '../support/test-app';
 import { generatedAudio } from '../support/transcriptions';

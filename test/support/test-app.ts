@@ -7,7 +7,7 @@ import {
   ProvisionedWorkspace,
   WorkspaceProvisioningService,
   WorkspaceRequest,
-} from '../../src/account/workspace-provisioning.service';
+} from '../../src/auth/provisioning/workspace-provisioning.service';
 import { TokenService } from '../../src/auth/token.service';
 import { createHttpApp } from '../../src/bootstrap';
 import { AppConfig, loadAppConfig } from '../../src/config/app-config';

@@ -12,7 +12,7 @@ import {
 import type { Request, Response } from 'express';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { AppConfig } from '../../config/app-config';
-import { Public } from '../public.decorator';
+import { Public } from '../../common/principal/public.decorator';
 import { SessionCookies } from './session-cookies';
 import { LoginDto, SignupDto } from './session.dto';
 import { IssuedSession, SessionService, SessionView } from './session.service';

@@ -1,10 +1,10 @@
 import { Module, OnApplicationBootstrap } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AccountModule } from '../../account/account.module';
 import { User } from '../../account/user.entity';
 import { Workspace } from '../../account/workspace.entity';
 import { AppConfig } from '../../config/app-config';
 import { AuthModule } from '../auth.module';
+import { WorkspaceProvisioningModule } from '../provisioning/workspace-provisioning.module';
 import { KnownDeviceService } from './known-device.service';
 import { LoginThrottleService } from './login-throttle.service';
 import { RefreshToken } from './refresh-token.entity';
@@ -12,9 +12,13 @@ import { SessionCookies } from './session-cookies';
 import { SessionController, SignupEnabledGuard } from './session.controller';
 import { SessionService } from './session.service';
 
-/** Dashboard sign-in, refresh and sign-out (issue 13); sign-up creates workspaces through AccountModule. */
+/** Dashboard sign-in, refresh and sign-out; sign-up creates workspaces through WorkspaceProvisioningModule. */
 @Module({
-  imports: [TypeOrmModule.forFeature([User, Workspace, RefreshToken]), AuthModule, AccountModule],
+  imports: [
+    TypeOrmModule.forFeature([User, Workspace, RefreshToken]),
+    AuthModule,
+    WorkspaceProvisioningModule,
+  ],
   controllers: [SessionController],
   providers: [SessionService, LoginThrottleService, KnownDeviceService, SignupEnabledGuard],
   exports: [SessionService],

@@ -4,7 +4,7 @@ import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { IsNull, Repository } from 'typeorm';
 import { User } from '../../account/user.entity';
 import { Workspace } from '../../account/workspace.entity';
-import { WorkspaceProvisioningService } from '../../account/workspace-provisioning.service';
+import { WorkspaceProvisioningService } from '../provisioning/workspace-provisioning.service';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { AppConfig } from '../../config/app-config';
 import { MetricsService } from '../../metrics/metrics.service';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import type { Options } from 'pino-http';
-import type { RequestWithAuth } from '../../auth/principal';
+import type { RequestWithAuth } from '../principal/principal';
 import { AppConfig } from '../../config/app-config';
 import { requestPath } from '../http/request-path';
 

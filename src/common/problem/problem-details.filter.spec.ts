@@ -2,6 +2,7 @@ import { ArgumentsHost, Logger, NotFoundException } from '@nestjs/common';
 import { loadAppConfig } from '../../config/app-config';
 import { ProblemDetailsFilter } from './problem-details.filter';
 import { ProblemException } from './problem.exception';
+import { RouteErrorShapes } from './route-error-shapes';
 
 class RecordingResponse {
   statusCode = 0;
@@ -29,20 +30,41 @@ class RecordingResponse {
   end(): void {}
 }
 
-function render(exception: unknown): RecordingResponse {
+function render(
+  exception: unknown,
+  routeShapes = new RouteErrorShapes(),
+  originalUrl = '/v1/transcriptions',
+): RecordingResponse {
   const response = new RecordingResponse();
-  const request = { originalUrl: '/v1/transcriptions' };
+  const request = { originalUrl };
   const host = {
     switchToHttp: () => ({ getResponse: () => response, getRequest: () => request }),
   } as unknown as ArgumentsHost;
   new ProblemDetailsFilter(
     loadAppConfig({ JWT_SECRET: 'x'.repeat(32), ERRORS_BASE_URL: 'https://e.example/p' }),
+    routeShapes,
   ).catch(exception, host);
   return response;
 }
 
 describe('ProblemDetailsFilter', () => {
   beforeAll(() => Logger.overrideLogger(false));
+
+  it('answers in the shape a route registered, on that route only', () => {
+    const routeShapes = new RouteErrorShapes();
+    routeShapes.register(
+      (request) => request.originalUrl === '/v1/elsewhere',
+      (response, problem) => response.status(problem.status).json({ error: problem.slug }),
+    );
+    const refused = new ProblemException('rate-limit', 'Slow down.');
+
+    const registered = render(refused, routeShapes, '/v1/elsewhere');
+    expect(registered.statusCode).toBe(429);
+    expect(registered.body).toEqual({ error: 'rate-limit' });
+
+    const other = render(refused, routeShapes, '/v1/transcriptions');
+    expect(other.headers['content-type']).toBe('application/problem+json');
+  });
 
   it('renders a ProblemException with its slug, title, status, detail, extensions and headers', () => {
     const response = render(

@@ -1,12 +1,11 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { sendOpenAiError, toOpenAiError } from '../../openai-compat/openai-error';
-import { OPENAI_TRANSCRIPTIONS_PATH, requestPath } from '../http/request-path';
 import { AppConfig } from '../../config/app-config';
 import { PROBLEM_CATALOGUE, ProblemSlug } from './problem-catalogue';
 import { ProblemException } from './problem.exception';
 import { isInfrastructureOutage } from './infrastructure-outage';
+import { RouteErrorShapes } from './route-error-shapes';
 
 const SLUG_BY_HTTP_STATUS: Record<number, ProblemSlug> = {
   400: 'malformed-request',
@@ -31,75 +30,81 @@ const SLUG_BY_BODY_PARSER_TYPE: Record<string, ProblemSlug> = {
   'charset.unsupported': 'unsupported-media-type',
 };
 
+const logger = new Logger('Problem');
+
 /**
  * The single exception filter: every error of every route, matched or not, becomes
- * `application/problem+json`. Internal details go to the log under an error id, never to the client.
+ * `application/problem+json`, or the shape its route registered in RouteErrorShapes. Internal details go to
+ * the log under an error id, never to the client.
  */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
-  private readonly logger = new Logger('Problem');
-
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly routeShapes: RouteErrorShapes,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
-    const problem = this.toProblem(exception);
+    const problem = toProblem(exception);
     if (response.headersSent) {
       response.end();
       return;
     }
-    // The OpenAI-compatible route answers in OpenAI's shape also what middleware refuses (the rate limit);
-    // its own errors go through its controller's filter.
-    if (requestPath(host.switchToHttp().getRequest<Request>()) === OPENAI_TRANSCRIPTIONS_PATH) {
-      sendOpenAiError(response, toOpenAiError(problem));
+    const respond = this.routeShapes.responderFor(host.switchToHttp().getRequest<Request>());
+    if (respond) {
+      respond(response, problem);
       return;
     }
     sendProblem(response, this.config, problem);
   }
+}
 
-  /** Also used by the OpenAI-compatible route's filter, which answers the same classification in its shape. */
-  toProblem(exception: unknown): ProblemException {
-    if (exception instanceof ProblemException) return exception;
-    if (exception instanceof HttpException) {
-      const slug = SLUG_BY_HTTP_STATUS[exception.getStatus()];
-      if (slug) return new ProblemException(slug, this.httpDetail(exception, slug));
+/**
+ * Classifies any error as a problem: the one classification every error shape answers (a route-scoped filter
+ * uses it too, so a 500 there still gets its logged error id).
+ */
+export function toProblem(exception: unknown): ProblemException {
+  if (exception instanceof ProblemException) return exception;
+  if (exception instanceof HttpException) {
+    const slug = SLUG_BY_HTTP_STATUS[exception.getStatus()];
+    if (slug) return new ProblemException(slug, httpDetail(exception, slug));
+  }
+  const bodyParserType = (exception as { type?: unknown } | null)?.type;
+  if (typeof bodyParserType === 'string' && SLUG_BY_BODY_PARSER_TYPE[bodyParserType]) {
+    const slug = SLUG_BY_BODY_PARSER_TYPE[bodyParserType];
+    // Our own checks of the raw body (json-body.middleware) word their refusal for the client.
+    if (bodyParserType === 'entity.verify.failed' && exception instanceof Error) {
+      return new ProblemException(slug, exception.message);
     }
-    const bodyParserType = (exception as { type?: unknown } | null)?.type;
-    if (typeof bodyParserType === 'string' && SLUG_BY_BODY_PARSER_TYPE[bodyParserType]) {
-      const slug = SLUG_BY_BODY_PARSER_TYPE[bodyParserType];
-      // Our own checks of the raw body (json-body.middleware) word their refusal for the client.
-      if (bodyParserType === 'entity.verify.failed' && exception instanceof Error) {
-        return new ProblemException(slug, exception.message);
-      }
-      return new ProblemException(slug, bodyParserDetail(slug));
-    }
-    if (isInfrastructureOutage(exception)) {
-      this.logger.warn(`Dependency unavailable: ${describe(exception)}`);
-      return new ProblemException(
-        'service-unavailable',
-        'A backing service is temporarily unreachable. Retry after the indicated delay.',
-        {},
-        { 'Retry-After': '5' },
-      );
-    }
-    const errorId = randomUUID();
-    this.logger.error(`errorId=${errorId} ${describe(exception)}`, (exception as Error | undefined)?.stack);
+    return new ProblemException(slug, bodyParserDetail(slug));
+  }
+  if (isInfrastructureOutage(exception)) {
+    logger.warn(`Dependency unavailable: ${describe(exception)}`);
     return new ProblemException(
-      'internal',
-      `An unexpected error occurred. It is logged under error id ${errorId}; the request can be retried.`,
-      { errorId },
+      'service-unavailable',
+      'A backing service is temporarily unreachable. Retry after the indicated delay.',
+      {},
+      { 'Retry-After': '5' },
     );
   }
+  const errorId = randomUUID();
+  logger.error(`errorId=${errorId} ${describe(exception)}`, (exception as Error | undefined)?.stack);
+  return new ProblemException(
+    'internal',
+    `An unexpected error occurred. It is logged under error id ${errorId}; the request can be retried.`,
+    { errorId },
+  );
+}
 
-  private httpDetail(exception: HttpException, slug: ProblemSlug): string {
-    switch (slug) {
-      case 'not-found':
-        return 'No such endpoint. See /openapi.json for the available operations.';
-      case 'malformed-request':
-        return 'The request body could not be parsed.';
-      default:
-        return exception.message;
-    }
+function httpDetail(exception: HttpException, slug: ProblemSlug): string {
+  switch (slug) {
+    case 'not-found':
+      return 'No such endpoint. See /openapi.json for the available operations.';
+    case 'malformed-request':
+      return 'The request body could not be parsed.';
+    default:
+      return exception.message;
   }
 }
 

@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Workspace } from '../../account/workspace.entity';
 import { RetentionPurgeScheduler } from './retention-purge.scheduler';
 import { RetentionPurgeService } from './retention-purge.service';
-import { RetentionSettingsService } from './retention-settings.service';
+import { RetentionSettingsService } from '../../account/retention-settings.service';
 
 /** Per-workspace retention of audio and transcripts: its settings and the periodic purge (worker roles). */
 @Module({

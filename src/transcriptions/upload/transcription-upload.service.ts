@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import type { Principal } from '../../auth/principal';
+import type { Principal } from '../../common/principal/principal';
 import { TranscriptionBilling } from '../../billing/transcription-billing.service';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { AppConfig } from '../../config/app-config';

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { ApiKeyService } from '../auth/api-key.service';
-import { LedgerService } from '../billing/ledger.service';
-import { eurToMicro } from '../common/money';
-import { AppConfig } from '../config/app-config';
-import { User } from './user.entity';
-import { Workspace } from './workspace.entity';
+import { ApiKeyService } from '../api-key.service';
+import { LedgerService } from '../../billing/ledger.service';
+import { eurToMicro } from '../../common/money';
+import { AppConfig } from '../../config/app-config';
+import { User } from '../../account/user.entity';
+import { Workspace } from '../../account/workspace.entity';
 
 export interface WorkspaceRequest {
   name: string;

@@ -2,18 +2,19 @@ import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type Redis from 'ioredis';
-import { ApiKeyRequestLogMiddleware } from '../../auth/api-key-request-log.middleware';
-import { AuthModule } from '../../auth/auth.module';
-import { AppConfig } from '../../config/app-config';
-import { REDIS_CLIENT } from '../redis/redis.module';
-import { JsonBodyMiddleware } from './json-body.middleware';
-import { JsonContentTypeMiddleware } from './json-content-type.middleware';
-import { RateLimitService } from './rate-limit.service';
+import { ApiKeyRequestLogMiddleware } from '../auth/api-key-request-log.middleware';
+import { AuthModule } from '../auth/auth.module';
+import { AppConfig } from '../config/app-config';
+import { REDIS_CLIENT } from '../common/redis/redis.module';
+import { JsonBodyMiddleware } from '../common/http/json-body.middleware';
+import { JsonContentTypeMiddleware } from '../common/http/json-content-type.middleware';
+import { RateLimitService } from '../common/http/rate-limit.service';
 import { RequestContextMiddleware } from './request-context.middleware';
 
 /**
  * What every HTTP request passes through before a controller: caller, rate limit, content type, body; and the
- * API keys' request log, written when the response ends.
+ * API keys' request log, written when the response ends. It composes auth with common/http's pieces, so it sits
+ * above both rather than inside common (which imports no feature module).
  */
 @Module({
   imports: [
@@ -31,7 +32,12 @@ import { RequestContextMiddleware } from './request-context.middleware';
 export class HttpPlatformModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     consumer
-      .apply(ApiKeyRequestLogMiddleware, RequestContextMiddleware, JsonContentTypeMiddleware, JsonBodyMiddleware)
+      .apply(
+        ApiKeyRequestLogMiddleware,
+        RequestContextMiddleware,
+        JsonContentTypeMiddleware,
+        JsonBodyMiddleware,
+      )
       .forRoutes('*path');
   }
 }

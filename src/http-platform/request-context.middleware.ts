@@ -1,10 +1,10 @@
 import { Injectable, Logger, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
-import { CredentialResolver } from '../../auth/credential-resolver.service';
-import { RequestWithAuth } from '../../auth/principal';
-import { ProblemException } from '../problem/problem.exception';
-import { RateLimitCaller, RateLimitDecision, RateLimitService } from './rate-limit.service';
-import { requestPath } from './request-path';
+import { CredentialResolver } from '../auth/credential-resolver.service';
+import { RequestWithAuth } from '../common/principal/principal';
+import { ProblemException } from '../common/problem/problem.exception';
+import { RateLimitCaller, RateLimitDecision, RateLimitService } from '../common/http/rate-limit.service';
+import { requestPath } from '../common/http/request-path';
 
 /**
  * Liveness and the language list must answer without PostgreSQL (and the spec makes them credential-free),

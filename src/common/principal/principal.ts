@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { ProblemException } from '../common/problem/problem.exception';
+import type { ProblemException } from '../problem/problem.exception';
 
 /** Who is calling: always bound to exactly one workspace. */
 export interface Principal {

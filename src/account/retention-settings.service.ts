@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { isUUID } from 'class-validator';
 import { Repository } from 'typeorm';
-import { Workspace } from '../../account/workspace.entity';
-import { ProblemException } from '../../common/problem/problem.exception';
+import { Workspace } from './workspace.entity';
+import { ProblemException } from '../common/problem/problem.exception';
 
 export interface RetentionSettings {
   workspaceId: string;
