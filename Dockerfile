@@ -39,6 +39,8 @@ RUN npm prune --omit=dev --no-audit --no-fund \
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json tsconfig.migrations.json nest-cli.json openapi.yaml ./
 COPY src ./src
+# The server's views are typed from the contract's generated declarations (src/openapi/contract-types.ts).
+COPY clients/typescript/src/schema.d.ts ./clients/typescript/src/schema.d.ts
 COPY migrations ./migrations
 COPY web ./web
 RUN npm run build

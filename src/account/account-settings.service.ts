@@ -6,12 +6,9 @@ import { ProblemException } from '../common/problem/problem.exception';
 import { RetentionSettingsService } from './retention-settings.service';
 import { UpdateAccountSettingsDto } from './account-settings.dto';
 import { Workspace } from './workspace.entity';
+import type { Schema } from '../openapi/contract-types';
 
-export interface AccountSettings {
-  /** EUR; balance.low fires when the balance falls below it. */
-  lowBalanceThreshold: number;
-  retention: { audioDays: number | null; transcriptDays: number | null };
-}
+export type AccountSettings = Schema<'AccountSettings'>;
 
 function toView(workspace: Workspace): AccountSettings {
   return {

@@ -3,9 +3,10 @@ import { CurrentPrincipal } from '../common/principal/current-principal.decorato
 import type { Principal } from '../common/principal/principal';
 import { SessionOnly } from '../common/principal/session-only.decorator';
 import { UpdateAccountSettingsDto } from './account-settings.dto';
-import { AccountSettings, AccountSettingsService } from './account-settings.service';
-import { AccountService, BalanceSnapshot, Profile, Usage } from './account.service';
+import { AccountSettingsService } from './account-settings.service';
+import { AccountService } from './account.service';
 import { UsageQueryDto } from './usage-query.dto';
+import type { ResponseOf } from '../openapi/contract-types';
 
 @Controller('v1/account')
 export class AccountController {
@@ -15,7 +16,7 @@ export class AccountController {
   ) {}
 
   @Get('balance')
-  async balance(@CurrentPrincipal() principal: Principal): Promise<{ data: BalanceSnapshot }> {
+  async balance(@CurrentPrincipal() principal: Principal): Promise<ResponseOf<'getBalance'>> {
     return { data: await this.account.balance(principal.workspaceId) };
   }
 
@@ -23,20 +24,20 @@ export class AccountController {
   async usage(
     @CurrentPrincipal() principal: Principal,
     @Query() query: UsageQueryDto,
-  ): Promise<{ data: Usage }> {
+  ): Promise<ResponseOf<'getUsage'>> {
     return { data: await this.account.usage(principal.workspaceId, query.months) };
   }
 
   /** An API key without a user gets 403 `forbidden`: there is no user to describe (docs/decisions.md). */
   @Get('profile')
-  async profile(@CurrentPrincipal() principal: Principal): Promise<{ data: Profile }> {
+  async profile(@CurrentPrincipal() principal: Principal): Promise<ResponseOf<'getProfile'>> {
     return { data: await this.account.profile(principal.workspaceId, principal.userId) };
   }
 
   /** Dashboard settings: a signed-in user only (403 `forbidden` for an API key). */
   @Get('settings')
   @SessionOnly()
-  async getSettings(@CurrentPrincipal() principal: Principal): Promise<{ data: AccountSettings }> {
+  async getSettings(@CurrentPrincipal() principal: Principal): Promise<ResponseOf<'getAccountSettings'>> {
     return { data: await this.settings.get(principal.workspaceId) };
   }
 
@@ -45,7 +46,7 @@ export class AccountController {
   async updateSettings(
     @CurrentPrincipal() principal: Principal,
     @Body() body: UpdateAccountSettingsDto,
-  ): Promise<{ data: AccountSettings }> {
+  ): Promise<ResponseOf<'updateAccountSettings'>> {
     return { data: await this.settings.update(principal.workspaceId, body) };
   }
 }

@@ -6,37 +6,15 @@ import { tiersInUsageBucket } from '../common/model-tier-catalogue';
 import { microToEur } from '../common/money';
 import { User } from './user.entity';
 import { Workspace } from './workspace.entity';
+import type { Schema, SerializesTo } from '../openapi/contract-types';
 
-export interface BalanceSnapshot {
-  balance: number;
-  freeTranscriptionsRemaining: number;
-  autoReloadEnabled: boolean;
-  autoReloadThreshold: number | null;
-  autoReloadAmount: number | null;
-}
+export type BalanceSnapshot = Schema<'BalanceSnapshot'>;
 
-export interface Profile {
-  id: string;
-  email: string;
-  name: string | null;
-  preferredLanguage: string;
-  createdOn: Date;
-  directory: { id: string; name: string; slug: string; balance: number; freeTranscriptionsRemaining: number };
-}
+export type Profile = SerializesTo<Schema<'Profile'>>;
 
-export interface UsageMonth {
-  month: string;
-  standardMinutes: number;
-  premiumMinutes: number;
-  standardCost: number;
-  premiumCost: number;
-  count: number;
-}
+export type UsageMonth = Schema<'UsageMonth'>;
 
-export interface Usage {
-  months: UsageMonth[];
-  summary: { totalTranscriptions: number; totalMinutes: number; totalCost: number };
-}
+export type Usage = Schema<'Usage'>;
 
 interface UsageRow {
   month: string;

@@ -4,6 +4,7 @@ import { Repository } from 'typeorm';
 import { ProblemException } from '../common/problem/problem.exception';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyRequest } from './api-key-request.entity';
+import type { Schema } from '../openapi/contract-types';
 
 export interface ApiKeyRequestEntry {
   apiKeyId: string;
@@ -15,14 +16,7 @@ export interface ApiKeyRequestEntry {
   requestId: string;
 }
 
-export interface ApiKeyRequestView {
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-  durationMs: number;
-  requestId: string;
-}
+export type ApiKeyRequestView = Schema<'ApiKeyRequest'>;
 
 /** A status filter: one code (`404`) or a class (`4xx`). */
 export type StatusFilter = { code: number } | { class: number };

@@ -1,11 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ResourceIdPipe } from '../common/http/resource-id.pipe';
-import { ApiKeyView, ApiKeysService, CreatedApiKeyView } from './api-keys.service';
-import { ApiKeyRequestLog, ApiKeyRequestView } from './api-key-request-log.service';
+import { ApiKeysService } from './api-keys.service';
+import { ApiKeyRequestLog } from './api-key-request-log.service';
 import { CreateApiKeyDto, ListApiKeyRequestsQueryDto, toStatusFilter } from './api-keys.dto';
 import { CurrentPrincipal } from '../common/principal/current-principal.decorator';
 import type { Principal } from '../common/principal/principal';
 import { SessionOnly } from '../common/principal/session-only.decorator';
+import type { ResponseOf } from '../openapi/contract-types';
 
 /** The dashboard's key management (settings, security area): a signed-in user only, never an API key. */
 @SessionOnly()
@@ -17,7 +18,7 @@ export class ApiKeysController {
   ) {}
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal): Promise<{ data: ApiKeyView[] }> {
+  async list(@CurrentPrincipal() principal: Principal): Promise<ResponseOf<'listApiKeys'>> {
     return { data: await this.apiKeys.list(principal.workspaceId) };
   }
 
@@ -25,7 +26,7 @@ export class ApiKeysController {
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateApiKeyDto,
-  ): Promise<{ data: CreatedApiKeyView }> {
+  ): Promise<ResponseOf<'createApiKey', 201>> {
     return { data: await this.apiKeys.create(principal, body.name, body.expiresInDays) };
   }
 
@@ -43,7 +44,7 @@ export class ApiKeysController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
     @Query() query: ListApiKeyRequestsQueryDto,
-  ): Promise<{ data: ApiKeyRequestView[] }> {
+  ): Promise<ResponseOf<'listApiKeyRequests'>> {
     return {
       data: await this.requestLog.list(principal.workspaceId, id, {
         limit: query.limit,

@@ -3,20 +3,11 @@ import { ProblemException } from '../common/problem/problem.exception';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyService } from './api-key.service';
 import { Principal } from '../common/principal/principal';
+import type { Schema } from '../openapi/contract-types';
 
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-}
+export type ApiKeyView = Schema<'ApiKey'>;
 
-export interface CreatedApiKeyView extends ApiKeyView {
-  /** The key in clear: this answer is the only time it is ever shown. */
-  key: string;
-}
+export type CreatedApiKeyView = Schema<'CreatedApiKey'>;
 
 function toView(key: ApiKey): ApiKeyView {
   return {
@@ -43,7 +34,8 @@ export class ApiKeysService {
       name: name.trim(),
       expiresInDays,
     });
-    return { ...toView(created.key), key: created.apiKey };
+    // A key just made has never been used: the contract states it as null.
+    return { ...toView(created.key), lastUsedAt: null, key: created.apiKey };
   }
 
   async revoke(workspaceId: string, id: string): Promise<void> {

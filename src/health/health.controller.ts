@@ -2,7 +2,8 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { Public } from '../common/principal/public.decorator';
 import { AppConfig } from '../config/app-config';
 import { SERVICE_VERSION } from '../version';
-import { ReadinessService, type ReadinessCheck } from './readiness.service';
+import type { ResponseOf } from '../openapi/contract-types';
+import { ReadinessService } from './readiness.service';
 
 /**
  * GET /v1/health is liveness only: it answers while the process is up and never touches PostgreSQL or Redis.
@@ -18,7 +19,7 @@ export class HealthController {
   @Public()
   @Get()
   @Header('Cache-Control', 'no-store')
-  check(): { status: 'ok'; timestamp: string; version: string } {
+  check(): ResponseOf<'getHealth'> {
     return {
       status: 'ok',
       timestamp: new Date().toISOString(),
@@ -29,7 +30,7 @@ export class HealthController {
   @Public()
   @Get('ready')
   @Header('Cache-Control', 'no-store')
-  ready(): Promise<{ status: 'ok'; checks: Record<string, ReadinessCheck> }> {
+  ready(): Promise<ResponseOf<'getReadiness'>> {
     return this.readiness.check();
   }
 }

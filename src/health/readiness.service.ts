@@ -16,6 +16,7 @@ import type { EngineSettings } from '../engine/engine-settings';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
 import { FileStorage } from '../storage/file-storage';
 import { checkRecognizer } from './recognizer-readiness';
+import type { Schema } from '../openapi/contract-types';
 
 /** Each dependency check gives up after this long (the probe itself must answer within a probe's timeout). */
 const CHECK_TIMEOUT_MS = 2_000;
@@ -23,7 +24,7 @@ const CHECK_TIMEOUT_MS = 2_000;
 const RECOGNIZER_CACHE_MS = 5_000;
 
 /** One part's state, as terminus reports it (`message` says why a part is down). */
-export type ReadinessCheck = { status: 'up' | 'down'; message?: string } & Record<string, unknown>;
+export type ReadinessCheck = Schema<'ReadinessCheck'>;
 
 /**
  * The readiness probe (GET /v1/health/ready): PostgreSQL, Redis, the upload store and each tier's recogniser,
@@ -48,7 +49,7 @@ export class ReadinessService {
   }
 
   /** `{status: 'ok', checks}`; a 503 service-unavailable problem naming the failing parts otherwise. */
-  async check(): Promise<{ status: 'ok'; checks: Record<string, ReadinessCheck> }> {
+  async check(): Promise<Schema<'Readiness'>> {
     if (this.shutdown.draining) {
       throw this.notReady({ shutdown: { status: 'down', message: 'the process is shutting down' } });
     }

@@ -1,8 +1,10 @@
+import type { Schema } from '../openapi/contract-types';
+
 /**
  * The 99 languages Whisper supports, as ISO 639-1 codes where one exists (Whisper's own `jw` is written
  * `jv`, the ISO code; Hawaiian has no 639-1 code and keeps `haw`).
  */
-export const LANGUAGES: ReadonlyArray<{ code: string; name: string }> = [
+const LANGUAGE_TABLE = [
   ['en', 'English'],
   ['zh', 'Chinese'],
   ['de', 'German'],
@@ -102,6 +104,20 @@ export const LANGUAGES: ReadonlyArray<{ code: string; name: string }> = [
   ['ba', 'Bashkir'],
   ['jv', 'Javanese'],
   ['su', 'Sundanese'],
-].map(([code, name]) => ({ code, name }));
+] as const satisfies ReadonlyArray<readonly [Schema<'LanguageCode'>, string]>;
+
+export const LANGUAGES: ReadonlyArray<Schema<'Language'>> = LANGUAGE_TABLE.map(([code, name]) => ({
+  code,
+  name,
+}));
+
+/** As a literal type (99): the contract states the count. */
+export const LANGUAGE_COUNT = LANGUAGE_TABLE.length;
+
+/** Fails to compile when the contract's LanguageCode names a code this table does not serve. */
+type Assert<Condition extends true> = Condition;
+type _EveryContractLanguageServed = Assert<
+  [Exclude<Schema<'LanguageCode'>, (typeof LANGUAGE_TABLE)[number][0]>] extends [never] ? true : false
+>;
 
 export const LANGUAGE_CODES: ReadonlySet<string> = new Set(LANGUAGES.map((language) => language.code));

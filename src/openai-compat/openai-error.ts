@@ -1,11 +1,10 @@
 import type { Response } from 'express';
 import type { ProblemSlug } from '../common/problem/problem-catalogue';
 import { ProblemException } from '../common/problem/problem.exception';
+import type { Schema } from '../openapi/contract-types';
 
 /** The error body OpenAI's API answers with, which its SDKs read into `error.message`, `.type`, `.code`. */
-export interface OpenAiErrorBody {
-  error: { message: string; type: string; param: string | null; code: string | null };
-}
+export type OpenAiErrorBody = Schema<'OpenAiError'>;
 
 /**
  * An error of the OpenAI-compatible route, in OpenAI's terms. `x-should-retry: false` is set whenever a

@@ -2,6 +2,7 @@ import { deflateSync } from 'node:zlib';
 import type { TranscriptWord } from '../engine/engine.types';
 import { LANGUAGES } from '../languages/languages';
 import { segmentParagraphs } from '../transcriptions/export/paragraph-segmenter';
+import type { Schema } from '../openapi/contract-types';
 
 /** What the json and verbose_json answers need from a completed transcription. */
 export interface OpenAiTranscript {
@@ -13,32 +14,14 @@ export interface OpenAiTranscript {
   words: readonly TranscriptWord[];
 }
 
-export interface OpenAiSegment {
-  id: number;
-  seek: number;
-  start: number;
-  end: number;
-  text: string;
-  tokens: number[];
-  temperature: number;
-  avg_logprob: number;
-  compression_ratio: number;
-  no_speech_prob: number;
-}
+export type OpenAiSegment = Schema<'OpenAiSegment'>;
 
-export interface OpenAiVerboseTranscription {
-  task: 'transcribe';
-  language: string;
-  duration: number;
-  text: string;
-  segments?: OpenAiSegment[];
-  words?: Array<{ word: string; start: number; end: number }>;
-}
+export type OpenAiVerboseTranscription = Schema<'OpenAiVerboseTranscription'>;
 
 /** Segments of about a Whisper window's length rather than the export's long paragraphs. */
 const SEGMENT_OPTIONS = { softMaxChars: 200, hardMaxChars: 400 };
 
-const LANGUAGE_NAMES = new Map(LANGUAGES.map(({ code, name }) => [code, name.toLowerCase()]));
+const LANGUAGE_NAMES = new Map<string, string>(LANGUAGES.map(({ code, name }) => [code, name.toLowerCase()]));
 
 /**
  * OpenAI's verbose_json. Its language is the lower-case English name (`english`), as OpenAI writes it. The

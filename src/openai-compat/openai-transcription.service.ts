@@ -14,6 +14,7 @@ import {
   type OpenAiTranscriptionRequest,
   readOpenAiTranscriptionRequest,
 } from './openai-transcription-request';
+import type { Schema } from '../openapi/contract-types';
 
 export interface OpenAiAnswer {
   contentType: string;
@@ -115,7 +116,10 @@ export class OpenAiTranscriptionService {
     const text = job.resultText ?? '';
     switch (asked.responseFormat) {
       case 'json':
-        return { contentType: JSON_TYPE, body: JSON.stringify({ text }) };
+        return {
+          contentType: JSON_TYPE,
+          body: JSON.stringify({ text } satisfies Schema<'OpenAiTranscription'>),
+        };
       case 'text':
         return { contentType: TEXT_TYPE, body: `${text}\n` };
       case 'srt':

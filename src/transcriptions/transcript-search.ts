@@ -1,6 +1,7 @@
 import { IsNotEmpty, IsString, MaxLength, NotContains } from 'class-validator';
 import { joinWords } from '../engine/pipeline/transcript-assembly';
 import type { TranscriptWord } from '../engine/engine.types';
+import type { Schema } from '../openapi/contract-types';
 
 export const MAX_TRANSCRIPT_QUERY_LENGTH = 200;
 
@@ -13,19 +14,7 @@ export class TranscriptSearchQueryDto {
 }
 
 /** One place in a transcript where the searched words are said. */
-export interface TranscriptOccurrence {
-  /** Index in resultJson.words of the first matching word. */
-  wordIndex: number;
-  /** Number of words matched (a word that holds two tokens, "well-known", counts once). */
-  wordCount: number;
-  /** Start of the first and end of the last matching word, in seconds. */
-  start: number;
-  end: number;
-  /** The first matching word's speaker id, as in resultJson.words. */
-  speaker: string | null;
-  /** The matching words as the transcript writes them. */
-  text: string;
-}
+export type TranscriptOccurrence = Schema<'TranscriptOccurrence'>;
 
 /**
  * The comparable tokens of a text: lower case (Unicode NFKC), apostrophes dropped ("Don't" = "dont"), split at

@@ -1,8 +1,9 @@
 import { microToEur } from '../common/money';
+import type { Schema, SerializesTo } from '../openapi/contract-types';
 import { textOptionsOf, type Transcription } from './transcription.entity';
 
 /** The summary form of the list (never resultJson, mimeType, userId or directoryId). */
-export function toTranscriptionSummary(t: Transcription) {
+export function toTranscriptionSummary(t: Transcription): SerializesTo<Schema<'Transcription'>> {
   return {
     id: t.id,
     model: t.model,
@@ -24,7 +25,7 @@ export function toTranscriptionSummary(t: Transcription) {
   };
 }
 
-export function toTranscriptionDetail(t: Transcription) {
+export function toTranscriptionDetail(t: Transcription): SerializesTo<Schema<'TranscriptionDetail'>> {
   return {
     ...toTranscriptionSummary(t),
     mimeType: t.mimeType,
@@ -41,10 +42,11 @@ export function toTranscriptionDetail(t: Transcription) {
   };
 }
 
-export function toCreatedTranscription(t: Transcription) {
+/** The 202 answer of an upload, built from the job just saved: always `queued`, whatever a worker does next. */
+export function toCreatedTranscription(t: Transcription): SerializesTo<Schema<'TranscriptionAccepted'>> {
   return {
     id: t.id,
-    status: t.status,
+    status: 'queued',
     model: t.model,
     originalFileName: t.originalFileName,
     createdOn: t.createdOn,

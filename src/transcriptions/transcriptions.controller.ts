@@ -6,6 +6,7 @@ import { ResourceIdPipe } from '../common/http/resource-id.pipe';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
+import type { ResponseOf } from '../openapi/contract-types';
 import { TranscriptionAudioService } from './audio/transcription-audio.service';
 import { buildContentDisposition } from './export/export-file-name';
 import { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
@@ -40,13 +41,19 @@ export class TranscriptionsController {
   }
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: ListTranscriptionsQueryDto) {
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListTranscriptionsQueryDto,
+  ): Promise<ResponseOf<'listTranscriptions'>> {
     const page = await this.transcriptions.list(principal.workspaceId, query);
     return { data: page.items.map(toTranscriptionSummary), cursor: page.cursor, hasMore: page.hasMore };
   }
 
   @Get(':id')
-  async get(@CurrentPrincipal() principal: Principal, @Param('id', ResourceIdPipe) id: string) {
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+  ): Promise<ResponseOf<'getTranscription'>> {
     return { data: toTranscriptionDetail(await this.transcriptions.get(principal.workspaceId, id)) };
   }
 
@@ -56,13 +63,16 @@ export class TranscriptionsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
     @Body() body: UpdateTranscriptionDto,
-  ) {
+  ): Promise<ResponseOf<'updateTranscription'>> {
     const updated = await this.transcriptions.renameSpeakers(principal.workspaceId, id, body.speakerNames);
     return { data: toTranscriptionDetail(updated) };
   }
 
   @Get(':id/status')
-  async status(@CurrentPrincipal() principal: Principal, @Param('id', ResourceIdPipe) id: string) {
+  async status(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ResourceIdPipe) id: string,
+  ): Promise<ResponseOf<'getTranscriptionStatus'>> {
     const { status, progress } = await this.transcriptions.getState(principal.workspaceId, id);
     return { data: { id, status, progress } };
   }
@@ -105,7 +115,7 @@ export class TranscriptionsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
     @Query() query: TranscriptSearchQueryDto,
-  ) {
+  ): Promise<ResponseOf<'searchTranscript'>> {
     const occurrences = await this.transcriptions.search(principal.workspaceId, id, query.q);
     return { data: { q: query.q, count: occurrences.length, occurrences } };
   }

@@ -2,15 +2,16 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nest
 import { CurrentPrincipal } from '../common/principal/current-principal.decorator';
 import type { Principal } from '../common/principal/principal';
 import { ResourceIdPipe } from '../common/http/resource-id.pipe';
-import { toVocabularyView, VocabulariesService, VocabularyView } from './vocabularies.service';
+import { toVocabularyView, VocabulariesService } from './vocabularies.service';
 import { CreateVocabularyDto, UpdateVocabularyDto } from './vocabulary.dto';
+import type { ResponseOf } from '../openapi/contract-types';
 
 @Controller('v1/vocabularies')
 export class VocabulariesController {
   constructor(private readonly vocabularies: VocabulariesService) {}
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal): Promise<{ data: VocabularyView[] }> {
+  async list(@CurrentPrincipal() principal: Principal): Promise<ResponseOf<'listVocabularies'>> {
     return { data: (await this.vocabularies.list(principal.workspaceId)).map(toVocabularyView) };
   }
 
@@ -18,7 +19,7 @@ export class VocabulariesController {
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateVocabularyDto,
-  ): Promise<{ data: VocabularyView }> {
+  ): Promise<ResponseOf<'createVocabulary', 201>> {
     return { data: toVocabularyView(await this.vocabularies.create(principal.workspaceId, body)) };
   }
 
@@ -26,7 +27,7 @@ export class VocabulariesController {
   async get(
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
-  ): Promise<{ data: VocabularyView }> {
+  ): Promise<ResponseOf<'getVocabulary'>> {
     return { data: toVocabularyView(await this.vocabularies.get(principal.workspaceId, id)) };
   }
 
@@ -35,7 +36,7 @@ export class VocabulariesController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
     @Body() body: UpdateVocabularyDto,
-  ): Promise<{ data: VocabularyView }> {
+  ): Promise<ResponseOf<'updateVocabulary'>> {
     return { data: toVocabularyView(await this.vocabularies.update(principal.workspaceId, id, body)) };
   }
 

@@ -4,13 +4,9 @@ import { Repository } from 'typeorm';
 import { ProblemException } from '../common/problem/problem.exception';
 import { CreateVocabularyDto, UpdateVocabularyDto } from './vocabulary.dto';
 import { Vocabulary } from './vocabulary.entity';
+import type { Schema, SerializesTo } from '../openapi/contract-types';
 
-export interface VocabularyView {
-  id: string;
-  name: string;
-  words: string[];
-  createdOn: Date;
-}
+export type VocabularyView = SerializesTo<Schema<'Vocabulary'>>;
 
 export function toVocabularyView(vocabulary: Vocabulary): VocabularyView {
   return {

@@ -4,30 +4,19 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ProblemException } from '../common/problem/problem.exception';
 import { OutboxEvent } from './outbox-event.entity';
-import { WebhookDelivery, WebhookDeliveryAttempt, WebhookDeliveryStatus } from './webhook-delivery.entity';
+import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookDeliveryQueue } from './webhook-delivery-queue.service';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WEBHOOK_TEST_EVENT } from './webhook-signature';
+import type { WebhookEnvelopes } from './events/webhook-event-catalogue';
+import type { Schema, SerializesTo } from '../openapi/contract-types';
 
 /** A delivery as the API lists it: what was sent and every attempt made. */
-export interface WebhookDeliveryView {
-  id: string;
-  event: string;
-  eventId: string;
-  status: WebhookDeliveryStatus;
-  attempts: WebhookDeliveryAttempt[];
-  redeliveryOf: string | null;
-  createdOn: Date;
-  completedOn: Date | null;
-}
+export type WebhookDeliveryView = SerializesTo<Schema<'WebhookDelivery'>>;
 
 /** The shape of the transcription list: `cursor` is the last item's id, null with `hasMore` false at the end. */
-export interface WebhookDeliveryPage {
-  data: WebhookDeliveryView[];
-  cursor: string | null;
-  hasMore: boolean;
-}
+export type WebhookDeliveryPage = SerializesTo<Schema<'WebhookDeliveryPage'>>;
 
 export function toWebhookDeliveryView(delivery: WebhookDelivery, eventType: string): WebhookDeliveryView {
   return {
@@ -125,7 +114,10 @@ export class WebhookDeliveryLogService {
           // Not a subscribable event: the outbox column takes any name, the catalogue lists the subscribable.
           type: WEBHOOK_TEST_EVENT as OutboxEvent['type'],
           dedupeKey: `${WEBHOOK_TEST_EVENT}:${randomUUID()}`,
-          data: { webhookId: endpoint.id, sentAt: now.toISOString() },
+          data: {
+            webhookId: endpoint.id,
+            sentAt: now.toISOString(),
+          } satisfies WebhookEnvelopes['webhook.test']['data'],
           dispatchedOn: now,
         }),
       );

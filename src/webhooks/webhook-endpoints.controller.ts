@@ -8,16 +8,9 @@ import {
   ListWebhookDeliveriesQueryDto,
   UpdateWebhookEndpointDto,
 } from './webhook-endpoint.dto';
-import {
-  WebhookDeliveryLogService,
-  WebhookDeliveryPage,
-  WebhookDeliveryView,
-} from './webhook-delivery-log.service';
-import {
-  toWebhookEndpointView,
-  WebhookEndpointsService,
-  WebhookEndpointView,
-} from './webhook-endpoints.service';
+import { WebhookDeliveryLogService } from './webhook-delivery-log.service';
+import { toWebhookEndpointView, WebhookEndpointsService } from './webhook-endpoints.service';
+import type { ResponseOf } from '../openapi/contract-types';
 
 @Controller('v1/webhooks')
 export class WebhookEndpointsController {
@@ -29,7 +22,7 @@ export class WebhookEndpointsController {
   private readonly validation = validationPipe();
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal): Promise<{ data: WebhookEndpointView[] }> {
+  async list(@CurrentPrincipal() principal: Principal): Promise<ResponseOf<'listWebhooks'>> {
     return { data: (await this.endpoints.list(principal.workspaceId)).map(toWebhookEndpointView) };
   }
 
@@ -38,7 +31,7 @@ export class WebhookEndpointsController {
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateWebhookEndpointDto,
-  ): Promise<{ data: WebhookEndpointView & { secret: string } }> {
+  ): Promise<ResponseOf<'createWebhook', 201>> {
     const endpoint = await this.endpoints.create(principal.workspaceId, body);
     return { data: { ...toWebhookEndpointView(endpoint), secret: endpoint.secret } };
   }
@@ -52,7 +45,7 @@ export class WebhookEndpointsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
     @Body() body: unknown,
-  ): Promise<{ data: WebhookEndpointView }> {
+  ): Promise<ResponseOf<'updateWebhook'>> {
     const endpoint = await this.endpoints.get(principal.workspaceId, id);
     const input = (await this.validation.transform(body ?? {}, {
       type: 'body',
@@ -67,7 +60,7 @@ export class WebhookEndpointsController {
   async rotateSecret(
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
-  ): Promise<{ data: WebhookEndpointView & { secret: string; previousSecretExpiresOn: Date } }> {
+  ): Promise<ResponseOf<'rotateWebhookSecret'>> {
     const endpoint = await this.endpoints.rotateSecret(principal.workspaceId, id);
     return {
       data: {
@@ -84,7 +77,7 @@ export class WebhookEndpointsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
     @Query() rawQuery: Record<string, unknown>,
-  ): Promise<WebhookDeliveryPage> {
+  ): Promise<ResponseOf<'listWebhookDeliveries'>> {
     const endpoint = await this.endpoints.get(principal.workspaceId, id);
     const query = (await this.validation.transform(rawQuery, {
       type: 'query',
@@ -99,7 +92,7 @@ export class WebhookEndpointsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
     @Param('deliveryId', ResourceIdPipe) deliveryId: string,
-  ): Promise<{ data: WebhookDeliveryView }> {
+  ): Promise<ResponseOf<'redeliverWebhookDelivery', 202>> {
     return { data: await this.deliveries.redeliver(principal.workspaceId, id, deliveryId) };
   }
 
@@ -108,7 +101,7 @@ export class WebhookEndpointsController {
   async test(
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
-  ): Promise<{ data: WebhookDeliveryView }> {
+  ): Promise<ResponseOf<'testWebhook', 202>> {
     return { data: await this.deliveries.sendTest(principal.workspaceId, id) };
   }
 

@@ -5,17 +5,11 @@ import { Repository } from 'typeorm';
 import { ProblemException } from '../common/problem/problem.exception';
 import { CreateWebhookEndpointDto, UpdateWebhookEndpointDto } from './webhook-endpoint.dto';
 import { PREVIOUS_SECRET_VALIDITY_MS } from './webhook-signature';
-import type { WebhookEventType } from './events/webhook-event-catalogue';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookTargetPolicy } from './webhook-target-policy';
+import type { Schema, SerializesTo } from '../openapi/contract-types';
 
-export interface WebhookEndpointView {
-  id: string;
-  url: string;
-  events: WebhookEventType[];
-  isActive: boolean;
-  createdOn: Date;
-}
+export type WebhookEndpointView = SerializesTo<Schema<'WebhookEndpoint'>>;
 
 export function toWebhookEndpointView(endpoint: WebhookEndpoint): WebhookEndpointView {
   return {

@@ -15,7 +15,8 @@ import { AppConfig } from '../../config/app-config';
 import { Public } from '../../common/principal/public.decorator';
 import { SessionCookies } from './session-cookies';
 import { LoginDto, SignupDto } from './session.dto';
-import { IssuedSession, SessionService, SessionView } from './session.service';
+import { IssuedSession, SessionService } from './session.service';
+import type { Schema } from '../../openapi/contract-types';
 
 /** Runs before body validation, so with sign-up off the route answers 404 whatever is sent. */
 @Injectable()
@@ -45,7 +46,7 @@ export class SessionController {
     @Body() body: LoginDto,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<{ data: SessionView }> {
+  ): Promise<Schema<'SessionResponse'>> {
     const signedIn = await this.sessions.login(body.email, body.password, {
       ip: request.ip ?? 'unknown',
       deviceToken: this.cookies.deviceToken(request),
@@ -60,7 +61,7 @@ export class SessionController {
     @Body() body: SignupDto,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<{ data: SessionView }> {
+  ): Promise<Schema<'SessionResponse'>> {
     const signedUp = await this.sessions.signup(body, request.ip ?? 'unknown');
     this.cookies.setDevice(response, signedUp.deviceToken);
     return this.answer(response, signedUp);
@@ -71,7 +72,7 @@ export class SessionController {
   async refresh(
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<{ data: SessionView }> {
+  ): Promise<Schema<'SessionResponse'>> {
     try {
       return this.answer(response, await this.sessions.refresh(this.cookies.refreshToken(request)));
     } catch (error) {
@@ -88,7 +89,7 @@ export class SessionController {
     this.cookies.clear(response);
   }
 
-  private answer(response: Response, issued: IssuedSession): { data: SessionView } {
+  private answer(response: Response, issued: IssuedSession): Schema<'SessionResponse'> {
     this.cookies.set(response, { accessToken: issued.view.accessToken, refreshToken: issued.refreshToken });
     response.setHeader('Cache-Control', 'no-store');
     return { data: issued.view };

@@ -20,14 +20,9 @@ import {
 } from './password-hasher';
 import { RefreshToken } from './refresh-token.entity';
 import { normaliseEmail } from './user-password.service';
+import type { Schema } from '../../openapi/contract-types';
 
-export interface SessionView {
-  accessToken: string;
-  tokenType: 'Bearer';
-  expiresIn: number;
-  user: { id: string; email: string };
-  workspace: { id: string; name: string };
-}
+export type SessionView = Schema<'SessionResponse'>['data'];
 
 /** What a sign-in hands out: the answer body, and the refresh token for its cookie (never in the body). */
 export interface IssuedSession {

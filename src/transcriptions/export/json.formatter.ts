@@ -1,3 +1,4 @@
+import type { Schema } from '../../openapi/contract-types';
 import type { ExportableTranscription } from './export.types';
 import { buildTranscriptView } from './transcript-view';
 
@@ -7,7 +8,7 @@ import { buildTranscriptView } from './transcript-view';
  */
 export function formatJson(transcription: ExportableTranscription): string {
   const view = buildTranscriptView(transcription);
-  const document = {
+  const document: Schema<'TranscriptExport'> = {
     id: transcription.id,
     originalFileName: transcription.originalFileName,
     model: transcription.model,

@@ -1,7 +1,7 @@
-import type { ModelTier } from '../../engine/engine.types';
+import type { Schema } from '../../openapi/contract-types';
 
 /**
- * The webhook events: their names, the `data` each one carries (SPEC "Events"; `openapi.yaml` `webhooks:`)
+ * The webhook events: their names, the `data` each one carries (`openapi.yaml` `webhooks:`, typed from it)
  * and what makes an occurrence happen only once. The outbox writer takes nothing else, so a payload that
  * drifts from the contract is a compile error in the module that emits it.
  */
@@ -9,42 +9,36 @@ export const WEBHOOK_EVENT_TYPES = [
   'transcription.completed',
   'transcription.failed',
   'balance.low',
-] as const;
+] as const satisfies readonly Schema<'WebhookEventName'>[];
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-export type TranscriptionCompletedData = {
-  id: string;
-  model: ModelTier;
-  status: 'completed';
-  /** Seconds of decoded audio. */
-  duration: number;
-  wordCount: number;
-  speakerCount: number;
-  /** Omitted when unknown. */
-  language?: string;
-  /** EUR. */
-  cost: number;
-  completedAt: string;
-  /** The caller's metadata from the upload (`{}` when none). */
-  metadata: Record<string, string>;
+/** Each delivery's body, `{event, timestamp, data}`, per event: openapi.yaml's `webhooks:` schemas. */
+export type WebhookEnvelopes = {
+  'transcription.completed': Schema<'TranscriptionCompletedEvent'>;
+  'transcription.failed': Schema<'TranscriptionFailedEvent'>;
+  'balance.low': Schema<'BalanceLowEvent'>;
+  'webhook.test': Schema<'WebhookTestEvent'>;
 };
 
-export type TranscriptionFailedData = {
-  id: string;
-  model: ModelTier;
-  status: 'failed';
-  errorMessage: string;
-  failedAt: string;
-  /** The caller's metadata from the upload (`{}` when none). */
-  metadata: Record<string, string>;
-};
+type Assert<Condition extends true> = Condition;
+/** Fails to compile when the contract's WebhookEventName names an event this catalogue does not list. */
+type _EveryContractEventListed = Assert<
+  [Exclude<Schema<'WebhookEventName'>, WebhookEventType>] extends [never] ? true : false
+>;
 
-export type BalanceLowData = {
-  /** EUR, after the posting that crossed the threshold. */
-  balance: number;
-  threshold: number;
-  currency: 'EUR';
-};
+/** The `data` of an event's envelope as the contract states it. */
+type ContractData<Envelope extends keyof WebhookEnvelopes> = WebhookEnvelopes[Envelope]['data'];
+
+/**
+ * The contract leaves most fields optional so receivers tolerate their absence; the service always sends
+ * them, except `language`, omitted when unknown.
+ */
+export type TranscriptionCompletedData = Required<Omit<ContractData<'transcription.completed'>, 'language'>> &
+  Pick<ContractData<'transcription.completed'>, 'language'>;
+
+export type TranscriptionFailedData = Required<ContractData<'transcription.failed'>>;
+
+export type BalanceLowData = ContractData<'balance.low'>;
 
 export type WebhookEventData = {
   'transcription.completed': TranscriptionCompletedData;
