@@ -13,7 +13,10 @@ import ts from 'typescript';
 
 // Two-way pairs known and still to be untangled. A listed pair that no longer imports both ways fails the check
 // (take it off the list), so the list only shrinks.
-const KNOWN_TWO_WAY = new Set(['billing <-> transcriptions', 'engine/openai-compatible <-> engine/whisper-cpp']);
+const KNOWN_TWO_WAY = new Set([
+  'billing <-> transcriptions',
+  'engine/openai-compatible <-> engine/whisper-cpp',
+]);
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const srcRoot = join(root, 'src');
@@ -70,7 +73,9 @@ const unexpected = twoWay.filter(([a, b]) => !KNOWN_TWO_WAY.has(`${a} <-> ${b}`)
 const stale = [...KNOWN_TWO_WAY].filter((pair) => !found.has(pair));
 for (const pair of KNOWN_TWO_WAY) if (found.has(pair)) console.log(`known, still two-way: ${pair}`);
 if (unexpected.length === 0 && stale.length === 0) {
-  console.log(`no other import runs both ways between sibling folders of src/ (${edges.size} folder dependencies)`);
+  console.log(
+    `no other import runs both ways between sibling folders of src/ (${edges.size} folder dependencies)`,
+  );
 } else {
   for (const pair of stale) console.error(`${pair} no longer imports both ways: take it off KNOWN_TWO_WAY`);
   if (unexpected.length > 0) console.error(`${unexpected.length} pair(s) of folders import each other:`);
