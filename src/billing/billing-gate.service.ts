@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, In, MoreThan } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { Workspace } from '../account/workspace.entity';
 import { eurToMicro, microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
 import type { ModelTier } from '../engine/engine.types';
-import { Transcription } from '../transcriptions/transcription.entity';
 import { jobCostMicro, pricePerMinuteMicro } from './pricing';
+import { WorkspaceJobHistory } from './workspace-job-history';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -40,7 +40,10 @@ export interface Admission {
  */
 @Injectable()
 export class BillingGate {
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly jobs: WorkspaceJobHistory,
+  ) {}
 
   /**
    * Throws the refusal, or says whether the job uses one of the workspace's free transcriptions and what it
@@ -84,12 +87,9 @@ export class BillingGate {
     return { usesFree: false, estimateMicro: request.durationSeconds === null ? null : estimateMicro };
   }
 
-  /** Estimated cost of the workspace's queued and processing paid jobs with a known duration. */
+  /** Estimated cost of the workspace's open paid jobs with a known duration. */
   private async openPaidEstimateMicro(tx: EntityManager, workspaceId: string): Promise<number> {
-    const open = await tx.getRepository(Transcription).find({
-      where: { workspaceId, status: In(['queued', 'processing']), usesFreeTranscription: false },
-      select: { model: true, duration: true, channels: true },
-    });
+    const open = await this.jobs.openPaidJobs(tx, workspaceId);
     return open.reduce(
       (sum, job) =>
         sum +
@@ -102,18 +102,12 @@ export class BillingGate {
 
   private async assertUnbilledBudgetLeft(tx: EntityManager, workspaceId: string): Promise<void> {
     const since = new Date(Date.now() - DAY_MS);
-    const row = await tx
-      .getRepository(Transcription)
-      .createQueryBuilder('t')
-      .select('COALESCE(SUM(t.duration), 0)', 'seconds')
-      .addSelect('MIN(t.failedAt)', 'oldest')
-      .where({ workspaceId, status: 'failed', failedAt: MoreThan(since) })
-      .getRawOne<{ seconds: string; oldest: Date | null }>();
-    const usedMinutes = Number(row?.seconds ?? 0) / 60;
+    const failed = await this.jobs.failedAudioSince(tx, workspaceId, since);
+    const usedMinutes = failed.seconds / 60;
     const budget = this.config.UNBILLED_AUDIO_MINUTES_PER_DAY;
     if (usedMinutes < budget) return;
-    const retryAfterSeconds = row?.oldest
-      ? Math.max(1, Math.ceil((new Date(row.oldest).getTime() + DAY_MS - Date.now()) / 1000))
+    const retryAfterSeconds = failed.oldest
+      ? Math.max(1, Math.ceil((failed.oldest.getTime() + DAY_MS - Date.now()) / 1000))
       : 3600;
     throw new ProblemException(
       'unbilled-processing-limit',

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { Workspace } from '../account/workspace.entity';
+import { EntityManager } from 'typeorm';
+import type { Workspace } from '../account/workspace.entity';
 import { microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
 import { WebhookEventsOutbox } from '../webhooks/events/webhook-events-outbox.service';
 import { LedgerEntry, LedgerEntryKind } from './ledger-entry.entity';
+import { LedgerRepository } from './ledger.repository';
 
 export interface LedgerPosting {
   workspaceId: string;
@@ -43,7 +43,7 @@ export function recoversLowBalanceThreshold(afterMicro: number, thresholdMicro: 
 @Injectable()
 export class LedgerService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly accounts: LedgerRepository,
     private readonly webhookEvents: WebhookEventsOutbox,
   ) {}
 
@@ -53,10 +53,7 @@ export class LedgerService {
   ): Promise<{ entry: LedgerEntry; workspace: Workspace }> {
     if (!Number.isSafeInteger(posting.amountMicro)) throw new Error('Ledger amounts are whole micro-EUR');
     const run = async (tx: EntityManager) => {
-      const workspace = await tx.getRepository(Workspace).findOne({
-        where: { id: posting.workspaceId },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const workspace = await this.accounts.lockWorkspace(tx, posting.workspaceId);
       if (!workspace) throw ProblemException.notFound('The workspace');
       const before = workspace.balanceMicro;
       const threshold = workspace.lowBalanceThresholdMicro;
@@ -71,20 +68,15 @@ export class LedgerService {
       else if (recoversLowBalanceThreshold(workspace.balanceMicro, threshold)) {
         workspace.lowBalanceArmed = true;
       }
-      await tx.getRepository(Workspace).update(workspace.id, {
-        balanceMicro: workspace.balanceMicro,
-        lowBalanceArmed: workspace.lowBalanceArmed,
+      await this.accounts.writeBalance(tx, workspace.id, workspace);
+      const entry = await this.accounts.appendEntry(tx, {
+        workspaceId: workspace.id,
+        kind: posting.kind,
+        amountMicro: posting.amountMicro,
+        balanceAfterMicro: workspace.balanceMicro,
+        transcriptionId: posting.transcriptionId ?? null,
+        description: posting.description ?? null,
       });
-      const entry = await tx.getRepository(LedgerEntry).save(
-        tx.getRepository(LedgerEntry).create({
-          workspaceId: workspace.id,
-          kind: posting.kind,
-          amountMicro: posting.amountMicro,
-          balanceAfterMicro: workspace.balanceMicro,
-          transcriptionId: posting.transcriptionId ?? null,
-          description: posting.description ?? null,
-        }),
-      );
       if (crossedDown) {
         // The ledger entry identifies the crossing; a replayed posting cannot fire twice.
         await this.webhookEvents.record(tx, {
@@ -100,6 +92,6 @@ export class LedgerService {
       }
       return { entry, workspace };
     };
-    return manager ? run(manager) : this.dataSource.transaction(run);
+    return manager ? run(manager) : this.accounts.transaction(run);
   }
 }

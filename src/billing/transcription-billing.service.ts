@@ -1,25 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { Workspace } from '../account/workspace.entity';
+import { EntityManager } from 'typeorm';
 import { microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
-import type { Transcription } from '../transcriptions/transcription.entity';
 import { BillingGate, type Admission, type AdmissionRequest } from './billing-gate.service';
+import { LedgerRepository } from './ledger.repository';
 import { LedgerService } from './ledger.service';
 import { jobCostMicro, pricePerMinuteMicro } from './pricing';
+import type { BilledJob } from './workspace-job-history';
 
 /** What settling a completed job came to. */
 export type Settlement =
   | { kind: 'charged'; costMicro: number }
   /** The balance no longer covers the audio: the job fails unbilled (the reason is its error message). */
   | { kind: 'refused'; reason: string };
-
-type BilledJob = Pick<
-  Transcription,
-  'id' | 'workspaceId' | 'model' | 'usesFreeTranscription' | 'status' | 'channels'
->;
 
 /**
  * Decoded audio may pass the duration a job was admitted with by this much (container timestamps and
@@ -42,7 +36,7 @@ export const ADMITTED_DURATION_TOLERANCE_SECONDS = 1;
 @Injectable()
 export class TranscriptionBilling {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly accounts: LedgerRepository,
     private readonly gate: BillingGate,
     private readonly ledger: LedgerService,
     private readonly config: AppConfig,
@@ -55,10 +49,10 @@ export class TranscriptionBilling {
    */
   async precheck(workspaceId: string): Promise<void> {
     if (!this.config.BILLING_ENABLED) return;
-    const workspace = await this.dataSource.getRepository(Workspace).findOne({ where: { id: workspaceId } });
+    const workspace = await this.accounts.findWorkspace(workspaceId);
     if (!workspace) throw ProblemException.notFound('The workspace');
     // An unknown duration fits a free transcription and estimates nothing: only the minimum balance counts.
-    await this.gate.admit(this.dataSource.manager, workspace, {
+    await this.gate.admit(this.accounts.outsideTransaction(), workspace, {
       model: 'standard',
       durationSeconds: null,
       channels: null,
@@ -68,14 +62,11 @@ export class TranscriptionBilling {
   /** Locks the workspace row, applies the gate and takes the free transcription the job uses, if any. */
   async reserve(tx: EntityManager, workspaceId: string, request: AdmissionRequest): Promise<Admission> {
     if (!this.config.BILLING_ENABLED) return { usesFree: false, estimateMicro: 0 };
-    const workspace = await tx.getRepository(Workspace).findOne({
-      where: { id: workspaceId },
-      lock: { mode: 'pessimistic_write' },
-    });
+    const workspace = await this.accounts.lockWorkspace(tx, workspaceId);
     if (!workspace) throw ProblemException.notFound('The workspace');
     const admission = await this.gate.admit(tx, workspace, request);
     if (admission.usesFree) {
-      await tx.getRepository(Workspace).decrement({ id: workspace.id }, 'freeTranscriptionsRemaining', 1);
+      await this.accounts.takeFreeTranscription(tx, workspace.id);
     }
     return admission;
   }
@@ -86,7 +77,7 @@ export class TranscriptionBilling {
    * transcription covers when it uses one. Undefined for a job created without a duration (before uploads
    * measured one).
    */
-  decodeLimitSeconds(job: Pick<Transcription, 'duration' | 'usesFreeTranscription'>): number | undefined {
+  decodeLimitSeconds(job: { duration: number | null; usesFreeTranscription: boolean }): number | undefined {
     if (job.duration === null) return undefined;
     const admitted = job.duration + ADMITTED_DURATION_TOLERANCE_SECONDS;
     return job.usesFreeTranscription
@@ -100,13 +91,11 @@ export class TranscriptionBilling {
    * off). Other open jobs' estimates are not held against it: settle checks the balance again at the end.
    */
   async liveAllowanceSeconds(
-    job: Pick<Transcription, 'workspaceId' | 'model' | 'usesFreeTranscription'>,
+    job: Pick<BilledJob, 'workspaceId' | 'model' | 'usesFreeTranscription'>,
   ): Promise<number> {
     if (!this.config.BILLING_ENABLED) return Number.POSITIVE_INFINITY;
     if (job.usesFreeTranscription) return this.config.FREE_TRANSCRIPTION_MAX_MINUTES * 60;
-    const workspace = await this.dataSource
-      .getRepository(Workspace)
-      .findOne({ where: { id: job.workspaceId } });
+    const workspace = await this.accounts.findWorkspace(job.workspaceId);
     const perSecondMicro = pricePerMinuteMicro(this.config, job.model) / 60;
     if (perSecondMicro === 0) return Number.POSITIVE_INFINITY;
     return Math.max(0, Math.floor((workspace?.balanceMicro ?? 0) / perSecondMicro));
@@ -123,10 +112,7 @@ export class TranscriptionBilling {
         ? 0
         : jobCostMicro(durationSeconds, pricePerMinuteMicro(this.config, job.model), job.channels);
     if (cost === 0) return { kind: 'charged', costMicro: 0 };
-    const workspace = await tx.getRepository(Workspace).findOne({
-      where: { id: job.workspaceId },
-      lock: { mode: 'pessimistic_write' },
-    });
+    const workspace = await this.accounts.lockWorkspace(tx, job.workspaceId);
     if (!workspace || workspace.balanceMicro < cost) {
       return {
         kind: 'refused',
@@ -152,7 +138,7 @@ export class TranscriptionBilling {
    */
   async release(tx: EntityManager, job: BilledJob): Promise<boolean> {
     if (!job.usesFreeTranscription || job.status === 'completed') return false;
-    await tx.getRepository(Workspace).increment({ id: job.workspaceId }, 'freeTranscriptionsRemaining', 1);
+    await this.accounts.giveBackFreeTranscription(tx, job.workspaceId);
     return true;
   }
 }

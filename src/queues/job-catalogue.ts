@@ -4,7 +4,7 @@ export const WEBHOOK_DELIVERY_QUEUE = 'webhook-deliveries';
 
 export interface TranscriptionJobData {
   transcriptionId: string;
-  /** Whose next waiting job is handed over when this one ends (fair share; TranscriptionQueue.dispatch). */
+  /** Whose next waiting job is handed over when this one ends (fair share; TranscriptionDispatcher.dispatch). */
   workspaceId: string;
   /**
    * The upload's X-Request-Id: the job runs in its logging context (every line carries it). Optional: jobs

@@ -1,9 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { DataSource } from 'typeorm';
 import type { Principal } from '../common/principal/principal';
 import { TranscriptionBilling } from '../billing/transcription-billing.service';
 import type { ModelTier } from '../common/model-tier-catalogue';
@@ -17,8 +15,10 @@ import { wavHeader } from '../engine/whisper-cpp/wav.encoder';
 import { FileStorage } from '../storage/file-storage';
 import { TierLanguagePolicy } from '../transcriptions/tier-language.policy';
 import { TranscriptionEventsService } from '../transcriptions/transcription-events.service';
-import { TranscriptionJobService } from '../transcriptions/transcription-job.service';
-import { Transcription } from '../transcriptions/transcription.entity';
+import { TranscriptionLifecycle } from '../transcriptions/transcription-lifecycle.service';
+import { RUNNING_STATUS } from '../transcriptions/transcription-state';
+import type { Transcription } from '../transcriptions/transcription.entity';
+import { TranscriptionRepository } from '../transcriptions/transcription.repository';
 import { combineVocabulary } from '../transcriptions/upload/upload-options';
 import { VocabulariesService } from '../vocabularies/vocabularies.service';
 import { LIVE_SAMPLE_RATE } from './recognition/live-transcriber';
@@ -52,7 +52,7 @@ export interface SessionOutcome {
 /**
  * Realtime sessions as transcriptions: opened `processing` (after the per-workspace limit and the billing gate),
  * completed at their end with the transcript, the received audio and the charge for it, through the same
- * completion as a file job (TranscriptionJobService.complete). A session whose instance died is failed by the
+ * completion as a file job (TranscriptionLifecycle.complete). A session whose instance died is failed by the
  * reconciler once its lease (`live_until`) has passed.
  */
 @Injectable()
@@ -62,9 +62,9 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
   private reconcileTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transcriptions: TranscriptionRepository,
     private readonly billing: TranscriptionBilling,
-    private readonly jobs: TranscriptionJobService,
+    private readonly lifecycle: TranscriptionLifecycle,
     private readonly storage: FileStorage,
     private readonly events: TranscriptionEventsService,
     private readonly vocabularies: VocabulariesService,
@@ -138,15 +138,9 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
    * (a free transcription when one is left, else the minimum balance), all under the workspace's lock.
    */
   async open(principal: Principal, config: SessionConfig, handle: LiveSessionHandle): Promise<OpenedSession> {
-    const transcription = await this.dataSource.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('realtime-sessions:' || $1, 0))`, [
-        principal.workspaceId,
-      ]);
-      const [{ open }] = await tx.query<Array<{ open: number }>>(
-        `SELECT count(*)::int AS open FROM transcriptions
-          WHERE workspace_id = $1 AND status = 'processing' AND live_until > now()`,
-        [principal.workspaceId],
-      );
+    const transcription = await this.transcriptions.transaction(async (tx) => {
+      await this.transcriptions.lockWorkspaceSessions(tx, principal.workspaceId);
+      const open = await this.transcriptions.countLiveSessions(tx, principal.workspaceId);
       if (open >= this.config.REALTIME_MAX_SESSIONS_PER_WORKSPACE) {
         throw new RealtimeSessionEnd(
           'too_many_sessions',
@@ -162,33 +156,30 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
           throw error;
         });
       const startedAt = new Date();
-      const repository = tx.getRepository(Transcription);
-      return repository.save(
-        repository.create({
-          workspaceId: principal.workspaceId,
-          userId: principal.userId,
-          model: config.tier,
-          status: 'processing',
-          progress: 0,
-          originalFileName: `realtime-${startedAt.toISOString().replace(/[:.]/g, '-')}.wav`,
-          fileSize: 0,
-          mimeType: 'audio/wav',
-          storageKey: null,
-          duration: null,
-          language: config.language,
-          vocabulary: [],
-          prompt: config.prompt,
-          metadata: config.metadata,
-          usesFreeTranscription: admission.usesFree,
-          estimatedCostMicro: null,
-          requestId: currentRequestId(),
-          startedAt,
-          liveUntil: new Date(startedAt.getTime() + this.leaseMs),
-        }),
-      );
+      return this.transcriptions.insert(tx, {
+        workspaceId: principal.workspaceId,
+        userId: principal.userId,
+        model: config.tier,
+        status: RUNNING_STATUS,
+        progress: 0,
+        originalFileName: `realtime-${startedAt.toISOString().replace(/[:.]/g, '-')}.wav`,
+        fileSize: 0,
+        mimeType: 'audio/wav',
+        storageKey: null,
+        duration: null,
+        language: config.language,
+        vocabulary: [],
+        prompt: config.prompt,
+        metadata: config.metadata,
+        usesFreeTranscription: admission.usesFree,
+        estimatedCostMicro: null,
+        requestId: currentRequestId(),
+        startedAt,
+        liveUntil: new Date(startedAt.getTime() + this.leaseMs),
+      });
     });
     this.live.set(transcription.id, handle);
-    await this.events.publish(transcription.id, { status: 'processing', progress: 0 });
+    await this.events.publish(transcription.id, { status: RUNNING_STATUS, progress: 0 });
     return { transcription, allowanceSeconds: await this.billing.liveAllowanceSeconds(transcription) };
   }
 
@@ -199,12 +190,7 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
 
   /** Extends the session's lease; false when its transcription is gone or no longer open. */
   async renew(transcriptionId: string): Promise<boolean> {
-    const result = await this.dataSource.query<[unknown[], number]>(
-      `UPDATE transcriptions SET live_until = now() + ($2 || ' milliseconds')::interval
-        WHERE id = $1 AND status = 'processing'`,
-      [transcriptionId, String(this.leaseMs)],
-    );
-    return result[1] > 0;
+    return this.transcriptions.renewSession(transcriptionId, this.leaseMs);
   }
 
   /**
@@ -215,28 +201,22 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
     this.live.delete(transcriptionId);
     const storageKey = `realtime/${new Date().toISOString().slice(0, 10)}/${randomUUID()}.wav`;
     const bytes = await this.storage.write(storageKey, wavStream(outcome.pcmPath, outcome.samples));
-    const updated = await this.dataSource
-      .getRepository(Transcription)
-      .createQueryBuilder()
-      .update()
-      .set({
-        storageKey,
-        fileSize: bytes,
-        model: outcome.config.tier,
-        language: outcome.config.language,
-        vocabulary: outcome.vocabulary,
-        prompt: outcome.config.prompt,
-        metadata: outcome.config.metadata,
-      })
-      .where('id = :id AND status = :status', { id: transcriptionId, status: 'processing' })
-      .execute();
-    if (!updated.affected) {
+    const stored = await this.transcriptions.writeSessionResult(transcriptionId, {
+      storageKey,
+      fileSize: bytes,
+      model: outcome.config.tier,
+      language: outcome.config.language,
+      vocabulary: outcome.vocabulary,
+      prompt: outcome.config.prompt,
+      metadata: outcome.config.metadata,
+    });
+    if (!stored) {
       // Deleted (or finished by the reconciler) meanwhile: the audio has no record to belong to.
       await this.storage.delete(storageKey).catch(() => undefined);
       return null;
     }
     const words = outcome.words.map((word) => ({ ...word, speaker: null }));
-    return this.jobs.complete(transcriptionId, {
+    return this.lifecycle.complete(transcriptionId, {
       text: joinWords(words),
       words,
       detectedLanguage: outcome.config.language ?? 'en',
@@ -253,16 +233,14 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
   /** A session that ended without a result (its recognition failed): failed and unbilled. */
   async abandon(transcriptionId: string, errorMessage: string): Promise<void> {
     this.live.delete(transcriptionId);
-    await this.jobs.fail(transcriptionId, errorMessage);
+    await this.lifecycle.fail(transcriptionId, errorMessage);
   }
 
   /** Fails the sessions whose instance stopped renewing them (killed); returns how many. */
   async reconcile(): Promise<number> {
-    const lost = await this.dataSource.query<Array<{ id: string }>>(
-      `SELECT id FROM transcriptions WHERE status = 'processing' AND live_until < now() ORDER BY live_until LIMIT 100`,
-    );
-    for (const { id } of lost) {
-      await this.jobs.fail(
+    const lost = await this.transcriptions.lostSessions(100);
+    for (const id of lost) {
+      await this.lifecycle.fail(
         id,
         'SESSION_LOST: the realtime session ended without closing (its server stopped); nothing was charged',
       );

@@ -1,13 +1,11 @@
 import type { Request, Response } from 'express';
 import type { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import type { TranscriptionEventsService, TranscriptionStateFrame } from './transcription-events.service';
+import { isTerminal } from './transcription-state';
 
 const HEARTBEAT_MS = 15_000;
 /** A safety net for a lost pub/sub message: the stream re-reads the record this often. */
 const RECHECK_MS = 5_000;
-
-const isTerminal = (frame: TranscriptionStateFrame) =>
-  frame.status === 'completed' || frame.status === 'failed';
 
 const STATUS_ORDER: Record<TranscriptionStateFrame['status'], number> = {
   queued: 0,
@@ -24,7 +22,7 @@ export const TERMINAL_FRAME_ID = '102';
  * 102. A reconnecting EventSource sends the last one it saw as `Last-Event-ID`.
  */
 export function frameId(frame: TranscriptionStateFrame): string {
-  if (isTerminal(frame)) return TERMINAL_FRAME_ID;
+  if (isTerminal(frame.status)) return TERMINAL_FRAME_ID;
   return String(frame.status === 'queued' ? 0 : 1 + frame.progress);
 }
 
@@ -33,7 +31,7 @@ export function frameId(frame: TranscriptionStateFrame): string {
  * EventSource to stop reconnecting (without it, it re-opens the closed stream every `retry` ms forever).
  */
 function clientHasTheEnd(state: TranscriptionStateFrame, request: Request): boolean {
-  return isTerminal(state) && request.header('last-event-id')?.trim() === TERMINAL_FRAME_ID;
+  return isTerminal(state.status) && request.header('last-event-id')?.trim() === TERMINAL_FRAME_ID;
 }
 
 export interface TranscriptionStream {
@@ -98,7 +96,7 @@ export async function streamTranscriptionState(
     if (lastFrame && !isNewer(frame, lastFrame)) return;
     lastFrame = { status: frame.status, progress: frame.progress };
     response.write(`id: ${frameId(lastFrame)}\ndata: ${JSON.stringify(lastFrame)}\n\n`);
-    if (isTerminal(frame)) close();
+    if (isTerminal(frame.status)) close();
   };
   const recheck = async (): Promise<void> => {
     const state = await readState().catch(() => undefined);

@@ -43,7 +43,7 @@ export interface TranscriptionResultJson {
 @Index('idx_transcriptions_result_text_trgm', { synchronize: false })
 // GIN index of the transcript's full-text search document (search_vector); migration SQL.
 @Index('idx_transcriptions_search_vector', { synchronize: false })
-// Partial index of open jobs per workspace for the fair-share dispatcher (TranscriptionQueue); migration SQL.
+// Partial index of open jobs per workspace for fair-share dispatch (TranscriptionDispatcher); migration SQL.
 @Index('idx_transcriptions_open_by_workspace', { synchronize: false })
 @Check('chk_transcriptions_status', "status IN ('queued', 'processing', 'completed', 'failed')")
 @Check('chk_transcriptions_model', "model IN ('standard', 'premium', 'premium_jade')")
@@ -189,7 +189,7 @@ export class Transcription {
 
   /**
    * When the job was handed to the worker queue. Open jobs without it wait in PostgreSQL until their workspace
-   * has fewer than MAX_ACTIVE_JOBS_PER_WORKSPACE handed-over open jobs (fair share; TranscriptionQueue).
+   * has fewer than MAX_ACTIVE_JOBS_PER_WORKSPACE handed-over open jobs (fair share; TranscriptionDispatcher).
    */
   @Column({ name: 'dispatched_at', type: 'timestamptz', nullable: true })
   dispatchedAt: Date | null;

@@ -30,6 +30,7 @@ export function toTranscriptionDetail(t: Transcription): SerializesTo<Schema<'Tr
     ...toTranscriptionSummary(t),
     mimeType: t.mimeType,
     userId: t.userId,
+    // The contract calls a workspace a "directory" in field names: directoryId is the workspace's id.
     directoryId: t.workspaceId,
     resultJson: t.resultJson && t.resultJson.words.length > 0 ? t.resultJson : null,
     metadata: t.metadata,

@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { BillingGate } from '../billing/billing-gate.service';
 import { BillingModule } from '../billing/billing.module';
+import { TranscriptionBilling } from '../billing/transcription-billing.service';
+import { WorkspaceJobHistory } from '../billing/workspace-job-history';
 import { EngineModule } from '../engine/engine.module';
 import { VocabulariesModule } from '../vocabularies/vocabularies.module';
 import { WebhookEventsModule } from '../webhooks/events/webhook-events.module';
@@ -8,10 +11,12 @@ import { IdempotencyRecord } from './idempotency-record.entity';
 import { IdempotencyService } from './idempotency.service';
 import { TierLanguagePolicy } from './tier-language.policy';
 import { TranscriptionEventsService } from './transcription-events.service';
-import { TranscriptionJobService } from './transcription-job.service';
-import { TranscriptionQueue } from './transcription-queue.service';
+import { TranscriptionAttemptRunner } from './transcription-attempt-runner.service';
+import { TranscriptionDispatcher } from './transcription-dispatcher.service';
+import { TranscriptionLifecycle } from './transcription-lifecycle.service';
+import { TranscriptionWorker } from './transcription-worker.processor';
 import { Transcription } from './transcription.entity';
-import { TranscriptionProcessor } from './transcription.processor';
+import { TranscriptionRepository } from './transcription.repository';
 import { AudioRedactionService } from './audio/audio-redaction.service';
 import { TranscriptionAudioService } from './audio/transcription-audio.service';
 import { TranscriptionsController } from './transcriptions.controller';
@@ -28,25 +33,34 @@ import { TranscriptionUploadService } from './upload/transcription-upload.servic
   ],
   controllers: [TranscriptionsController],
   providers: [
+    TranscriptionRepository,
+    // The money lifecycle of a job lives in billing; its gate reads the workspace's jobs through a port
+    // that this module answers, so billing imports nothing from here.
+    { provide: WorkspaceJobHistory, useExisting: TranscriptionRepository },
+    BillingGate,
+    TranscriptionBilling,
     TranscriptionsService,
     TierLanguagePolicy,
     TranscriptionUploadService,
     IdempotencyService,
-    TranscriptionQueue,
+    TranscriptionDispatcher,
     TranscriptionEventsService,
-    TranscriptionJobService,
-    TranscriptionProcessor,
+    TranscriptionLifecycle,
+    TranscriptionAttemptRunner,
+    TranscriptionWorker,
     TranscriptionAudioService,
     AudioRedactionService,
   ],
   exports: [
     TranscriptionsService,
-    TranscriptionProcessor,
+    TranscriptionWorker,
     // The OpenAI-compatible route runs the same intake and waits on the same job events.
     TranscriptionUploadService,
     TranscriptionEventsService,
-    // Realtime sessions are transcriptions: created and finished through the same rules.
-    TranscriptionJobService,
+    // Realtime sessions are transcriptions: created, billed and finished through the same rules.
+    TranscriptionRepository,
+    TranscriptionBilling,
+    TranscriptionLifecycle,
     TierLanguagePolicy,
   ],
 })

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { Brackets, DataSource, EntityManager, Repository } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { Principal } from '../common/principal/principal';
 import { TranscriptionBilling } from '../billing/transcription-billing.service';
 import { ProblemException } from '../common/problem/problem.exception';
@@ -15,9 +15,11 @@ import type { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
 import { findOccurrences, searchTokens, type TranscriptOccurrence } from './transcript-search';
 import { TierLanguagePolicy } from './tier-language.policy';
 import { TranscriptionEventsService } from './transcription-events.service';
-import { keepListPosition, pageAfterCursor } from './transcription-list-cursor';
-import { TranscriptionQueue } from './transcription-queue.service';
+import { TranscriptionDispatcher } from './transcription-dispatcher.service';
+import { keepListPosition } from './transcription-list-cursor';
+import { isOpen } from './transcription-state';
 import { Transcription } from './transcription.entity';
+import { TranscriptionRepository } from './transcription.repository';
 import type { StoredUpload } from './upload/multipart-upload';
 import { combineVocabulary, type UploadOptions } from './upload/upload-options';
 import { currentRequestId } from '../common/logging/request-id';
@@ -34,9 +36,9 @@ export interface TranscriptionPage {
 export class TranscriptionsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectRepository(Transcription) private readonly transcriptions: Repository<Transcription>,
+    private readonly transcriptions: TranscriptionRepository,
     private readonly vocabularies: VocabulariesService,
-    private readonly queue: TranscriptionQueue,
+    private readonly queue: TranscriptionDispatcher,
     private readonly events: TranscriptionEventsService,
     private readonly storage: FileStorage,
     private readonly config: AppConfig,
@@ -111,7 +113,7 @@ export class TranscriptionsService {
   }
 
   async get(workspaceId: string, id: string): Promise<Transcription> {
-    const transcription = await this.transcriptions.findOne({ where: { workspaceId, id } });
+    const transcription = await this.transcriptions.findInWorkspace(workspaceId, id);
     if (!transcription) throw ProblemException.notFound('The transcription');
     return transcription;
   }
@@ -133,43 +135,20 @@ export class TranscriptionsService {
         .filter((speaker): speaker is string => typeof speaker === 'string'),
     );
     transcription.speakerNames = checkSpeakerNames(names, speakers);
-    await this.transcriptions.update({ workspaceId, id }, { speakerNames: transcription.speakerNames });
+    await this.transcriptions.writeSpeakerNames(workspaceId, id, transcription.speakerNames);
     return transcription;
   }
 
   /** Status and progress only: polling and event streams must not load transcripts. */
   async getState(workspaceId: string, id: string): Promise<Pick<Transcription, 'status' | 'progress'>> {
-    const state = await this.transcriptions.findOne({
-      where: { workspaceId, id },
-      select: { status: true, progress: true },
-    });
+    const state = await this.transcriptions.findState(workspaceId, id);
     if (!state) throw ProblemException.notFound('The transcription');
     return state;
   }
 
   /** Newest first, ties broken by id; the cursor rule lives in transcription-list-cursor.ts. */
   async list(workspaceId: string, query: ListTranscriptionsQueryDto): Promise<TranscriptionPage> {
-    const builder = this.transcriptions
-      .createQueryBuilder('t')
-      .where('t.workspace_id = :workspaceId', { workspaceId })
-      .take(query.limit + 1);
-    if (query.status) builder.andWhere('t.status = :status', { status: query.status });
-    if (query.model) builder.andWhere('t.model = :model', { model: query.model });
-    if (query.search) {
-      // Substrings of the file name and the transcript, as before, and the transcript's words in any form its
-      // language's stemmer gives them (search_vector: migration TranscriptSearchVector). Each has a GIN index.
-      const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      builder.andWhere(
-        new Brackets((where) =>
-          where
-            .where('t.original_file_name ILIKE :pattern', { pattern })
-            .orWhere('t.result_text ILIKE :pattern', { pattern })
-            .orWhere('t.search_vector @@ transcript_search_query(:search)', { search: query.search }),
-        ),
-      );
-    }
-    await pageAfterCursor(this.transcriptions.manager, builder, 't', workspaceId, query.cursor);
-    const rows = await builder.getMany();
+    const rows = await this.transcriptions.page(workspaceId, query, query.limit + 1);
     const hasMore = rows.length > query.limit;
     const items = rows.slice(0, query.limit);
     return { items, hasMore, cursor: hasMore ? items[items.length - 1].id : null };
@@ -185,18 +164,15 @@ export class TranscriptionsService {
     // file is already gone deletes normally (removing a missing object succeeds).
     const stored = await this.get(workspaceId, id);
     if (stored.storageKey) await this.storage.delete(stored.storageKey);
-    const removed = await this.dataSource.transaction(async (tx) => {
-      const transcription = await tx.getRepository(Transcription).findOne({
-        where: { workspaceId, id },
-        lock: { mode: 'pessimistic_write' },
-      });
+    const removed = await this.transcriptions.transaction(async (tx) => {
+      const transcription = await this.transcriptions.lockInWorkspace(tx, workspaceId, id);
       if (!transcription) throw ProblemException.notFound('The transcription');
       await this.billing.release(tx, transcription);
-      await tx.getRepository(Transcription).delete({ id });
+      await this.transcriptions.remove(tx, id);
       await keepListPosition(tx, transcription);
       return transcription;
     });
-    if (removed.status === 'queued' || removed.status === 'processing') {
+    if (isOpen(removed.status)) {
       await this.queue.withdraw(workspaceId, id).catch(() => undefined);
       await this.events.publishCancel(id);
     }

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { ProblemException } from '../common/problem/problem.exception';
-import { OutboxEvent } from './outbox-event.entity';
-import { WebhookDelivery } from './webhook-delivery.entity';
+import type { OutboxEvent } from './outbox-event.entity';
+import { WebhookDelivery, WebhookDeliveryAttempt, WebhookDeliveryStatus } from './webhook-delivery.entity';
 import { WebhookDeliveryQueue } from './webhook-delivery-queue.service';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WEBHOOK_TEST_EVENT } from './webhook-signature';
@@ -39,7 +38,7 @@ export function toWebhookDeliveryView(delivery: WebhookDelivery, eventType: stri
 @Injectable()
 export class WebhookDeliveryLogService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly deliveries: WebhookDeliveryRepository,
     private readonly endpoints: WebhookEndpointsService,
     private readonly queue: WebhookDeliveryQueue,
   ) {}
@@ -51,26 +50,12 @@ export class WebhookDeliveryLogService {
     cursor: string | undefined,
   ): Promise<WebhookDeliveryPage> {
     const endpointId = endpoint.id;
-    const builder = this.dataSource
-      .getRepository(WebhookDelivery)
-      .createQueryBuilder('delivery')
-      .innerJoinAndSelect('delivery.event', 'event')
-      .where('delivery.endpointId = :endpointId', { endpointId })
-      .orderBy('delivery.createdOn', 'DESC')
-      .addOrderBy('delivery.id', 'DESC')
-      // The join is many-to-one (one event per delivery), so a plain LIMIT counts deliveries.
-      .limit(limit + 1);
+    let anchor = null;
     if (cursor !== undefined) {
-      const anchor = await this.dataSource
-        .getRepository(WebhookDelivery)
-        .findOne({ where: { id: cursor.toLowerCase(), endpointId }, select: { id: true, createdOn: true } });
+      anchor = await this.deliveries.findAnchor(endpointId, cursor.toLowerCase());
       if (!anchor) throw ProblemException.field('cursor', 'cursor does not name a delivery of this endpoint');
-      builder.andWhere('(delivery.createdOn, delivery.id) < (:anchorCreated, :anchorId)', {
-        anchorCreated: anchor.createdOn,
-        anchorId: anchor.id,
-      });
     }
-    const rows = await builder.getMany();
+    const rows = await this.deliveries.page(endpointId, limit + 1, anchor);
     const page = rows.slice(0, limit);
     return {
       data: page.map((delivery) => toWebhookDeliveryView(delivery, delivery.event!.type)),
@@ -82,21 +67,9 @@ export class WebhookDeliveryLogService {
   /** A new delivery of the same event (same envelope; signed anew at each attempt), first attempt queued. */
   async redeliver(workspaceId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryView> {
     await this.endpoints.get(workspaceId, endpointId);
-    const repository = this.dataSource.getRepository(WebhookDelivery);
-    const original = await repository.findOne({
-      where: { id: deliveryId, endpointId },
-      relations: { event: true },
-    });
+    const original = await this.deliveries.findOfEndpoint(endpointId, deliveryId);
     if (!original?.event) throw ProblemException.notFound('The webhook delivery');
-    const created = await repository.save(
-      repository.create({
-        eventId: original.eventId,
-        endpointId,
-        redeliveryOf: original.id,
-        status: 'pending',
-        attempts: [],
-      }),
-    );
+    const created = await this.deliveries.insertRedelivery(original);
     await this.queue.enqueueOrDefer(created.id, 1);
     return toWebhookDeliveryView(created, original.event.type);
   }
@@ -107,24 +80,20 @@ export class WebhookDeliveryLogService {
    */
   async sendTest(workspaceId: string, endpointId: string, now = new Date()): Promise<WebhookDeliveryView> {
     const endpoint = await this.endpoints.get(workspaceId, endpointId);
-    const delivery = await this.dataSource.transaction(async (tx) => {
-      const event = await tx.save(
-        tx.create(OutboxEvent, {
-          workspaceId,
-          // Not a subscribable event: the outbox column takes any name, the catalogue lists the subscribable.
-          type: WEBHOOK_TEST_EVENT as OutboxEvent['type'],
-          dedupeKey: `${WEBHOOK_TEST_EVENT}:${randomUUID()}`,
-          data: {
-            webhookId: endpoint.id,
-            sentAt: now.toISOString(),
-          } satisfies WebhookEnvelopes['webhook.test']['data'],
-          dispatchedOn: now,
-        }),
-      );
-      return tx.save(
-        tx.create(WebhookDelivery, { eventId: event.id, endpointId, status: 'pending', attempts: [] }),
-      );
-    });
+    const delivery = await this.deliveries.insertDispatchedEvent(
+      {
+        workspaceId,
+        // Not a subscribable event: the outbox column takes any name, the catalogue lists the subscribable.
+        type: WEBHOOK_TEST_EVENT as OutboxEvent['type'],
+        dedupeKey: `${WEBHOOK_TEST_EVENT}:${randomUUID()}`,
+        data: {
+          webhookId: endpoint.id,
+          sentAt: now.toISOString(),
+        } satisfies WebhookEnvelopes['webhook.test']['data'],
+        dispatchedOn: now,
+      },
+      endpointId,
+    );
     await this.queue.enqueueOrDefer(delivery.id, 1);
     return toWebhookDeliveryView(delivery, WEBHOOK_TEST_EVENT);
   }

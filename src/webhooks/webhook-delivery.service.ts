@@ -1,12 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { LogContext } from '../common/logging/log-context';
 import { REQUEST_ID_HEADER } from '../common/logging/request-id';
 import { AppConfig } from '../config/app-config';
 import { SERVICE_VERSION } from '../version';
 import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity';
 import { WebhookDeliveryQueue } from './webhook-delivery-queue.service';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository';
 import { WebhookHttpClient } from './webhook-http-client';
 import {
   AttemptResult,
@@ -24,6 +23,9 @@ import {
 } from './webhook-signature';
 import { WebhookTargetPolicy } from './webhook-target-policy';
 
+/** Pending deliveries the reconciler checks per pass, oldest first. */
+const RECONCILE_BATCH = 1000;
+
 /** What became of one attempt job; `stale` means another job already made (or owns) this attempt. */
 export type DeliveryAttemptOutcome = 'delivered' | 'failed' | 'retry-scheduled' | 'stale';
 
@@ -37,7 +39,7 @@ export class WebhookDeliveryService {
   private readonly logger = new Logger(WebhookDeliveryService.name);
 
   constructor(
-    @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
+    private readonly deliveries: WebhookDeliveryRepository,
     private readonly queue: WebhookDeliveryQueue,
     private readonly targets: WebhookTargetPolicy,
     private readonly client: WebhookHttpClient,
@@ -46,10 +48,7 @@ export class WebhookDeliveryService {
   ) {}
 
   async attempt(deliveryId: string, attemptNumber: number): Promise<DeliveryAttemptOutcome> {
-    const delivery = await this.deliveries.findOne({
-      where: { id: deliveryId },
-      relations: { event: true, endpoint: true },
-    });
+    const delivery = await this.deliveries.findForAttempt(deliveryId);
     // Gone (endpoint or workspace deleted: cascade), finished, or this attempt is not the next one.
     if (!delivery?.event || !delivery.endpoint || delivery.status !== 'pending') return 'stale';
     if (delivery.attempts.length + 1 !== attemptNumber || attemptNumber > WEBHOOK_MAX_ATTEMPTS)
@@ -74,22 +73,8 @@ export class WebhookDeliveryService {
       error: result.statusCode === null ? result.error : null,
     };
     const step = nextStep(classifyAttempt(result), attemptNumber);
-    const updated = await this.deliveries
-      .createQueryBuilder()
-      .update()
-      .set({
-        attempts: () => `attempts || CAST(:attempt AS jsonb)`,
-        status: step.status,
-        completedOn: step.status === 'pending' ? null : () => 'now()',
-      })
-      .where('id = :id AND status = :pending AND jsonb_array_length(attempts) = :made', {
-        id: deliveryId,
-        pending: 'pending',
-        made: attemptNumber - 1,
-      })
-      .setParameter('attempt', JSON.stringify([record]))
-      .execute();
-    if (!updated.affected) return 'stale';
+    const recorded = await this.deliveries.recordAttempt(deliveryId, attemptNumber, record, step.status);
+    if (!recorded) return 'stale';
     this.logger.log(
       `Webhook delivery ${deliveryId} (${delivery.event!.type}) attempt ${attemptNumber} to endpoint ` +
         `${delivery.endpointId}: ${record.error ?? `HTTP ${record.statusCode}`} → ${step.status}`,
@@ -112,20 +97,12 @@ export class WebhookDeliveryService {
    * due (a Redis flush or a killed worker loses nothing but time).
    */
   async reconcile(now = Date.now()): Promise<number> {
-    const pending = await this.deliveries.find({
-      where: { status: 'pending' },
-      select: { id: true, attempts: true, createdOn: true },
-      order: { createdOn: 'ASC' },
-      take: 1000,
-    });
+    const pending = await this.deliveries.pending(RECONCILE_BATCH);
     let requeued = 0;
     for (const delivery of pending) {
       const next = delivery.attempts.length + 1;
       if (next > WEBHOOK_MAX_ATTEMPTS) {
-        await this.deliveries.update(
-          { id: delivery.id, status: 'pending' },
-          { status: 'failed', completedOn: new Date() },
-        );
+        await this.deliveries.failPending(delivery.id);
         continue;
       }
       if (await this.queue.isLive(delivery.id, next)) continue;

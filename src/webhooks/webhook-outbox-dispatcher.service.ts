@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { WebhookDeliveryQueue } from './webhook-delivery-queue.service';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository';
 
 const BATCH_SIZE = 100;
 
@@ -15,40 +14,13 @@ const BATCH_SIZE = 100;
 @Injectable()
 export class WebhookOutboxDispatcher {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly deliveries: WebhookDeliveryRepository,
     private readonly queue: WebhookDeliveryQueue,
   ) {}
 
   /** Dispatches one batch; returns the number of events dispatched. */
   async dispatchBatch(): Promise<{ events: number; deliveries: number }> {
-    const { eventIds, deliveryIds } = await this.dataSource.transaction(async (tx) => {
-      const events: Array<{ id: string }> = await tx.query(
-        `SELECT id FROM outbox_events
-          WHERE dispatched_on IS NULL
-          ORDER BY created_on, id
-          LIMIT $1
-          FOR UPDATE SKIP LOCKED`,
-        [BATCH_SIZE],
-      );
-      const ids = events.map((event) => event.id);
-      if (ids.length === 0) return { eventIds: ids, deliveryIds: [] as string[] };
-      const created: Array<{ id: string }> = await tx.query(
-        `INSERT INTO webhook_deliveries (event_id, endpoint_id)
-         SELECT event.id, endpoint.id
-           FROM outbox_events event
-           JOIN webhook_endpoints endpoint
-             ON endpoint.workspace_id = event.workspace_id
-            AND endpoint.is_active
-            AND event.type = ANY (endpoint.events)
-          WHERE event.id = ANY ($1::uuid[])
-          ORDER BY event.created_on, event.id, endpoint.created_on
-         ON CONFLICT (event_id, endpoint_id) WHERE redelivery_of IS NULL DO NOTHING
-         RETURNING id`,
-        [ids],
-      );
-      await tx.query(`UPDATE outbox_events SET dispatched_on = now() WHERE id = ANY ($1::uuid[])`, [ids]);
-      return { eventIds: ids, deliveryIds: created.map((row) => row.id) };
-    });
+    const { eventIds, deliveryIds } = await this.deliveries.dispatchOutboxBatch(BATCH_SIZE);
     for (const deliveryId of deliveryIds) await this.queue.enqueueOrDefer(deliveryId, 1);
     return { events: eventIds.length, deliveries: deliveryIds.length };
   }

@@ -4,6 +4,7 @@ import { OutboxEvent } from './outbox-event.entity';
 import { WebhookDeliveryLogService } from './webhook-delivery-log.service';
 import { WebhookDeliveryQueue } from './webhook-delivery-queue.service';
 import { WebhookDelivery } from './webhook-delivery.entity';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
@@ -17,6 +18,7 @@ import { WebhookTargetPolicy } from './webhook-target-policy';
   imports: [TypeOrmModule.forFeature([WebhookEndpoint, OutboxEvent, WebhookDelivery])],
   controllers: [WebhookEndpointsController],
   providers: [
+    WebhookDeliveryRepository,
     WebhookEndpointsService,
     WebhookDeliveryLogService,
     WebhookTargetPolicy,

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { LedgerService } from '../../src/billing/ledger.service';
-import { TranscriptionJobService } from '../../src/transcriptions/transcription-job.service';
-import { TranscriptionQueue } from '../../src/transcriptions/transcription-queue.service';
+import { TranscriptionAttemptRunner } from '../../src/transcriptions/transcription-attempt-runner.service';
+import { TranscriptionDispatcher } from '../../src/transcriptions/transcription-dispatcher.service';
 import { OutboxEvent } from '../../src/webhooks/outbox-event.entity';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { whenJobEnds } from '../support/settled-work';
@@ -170,10 +170,10 @@ describe('Billing', () => {
     it('never charges twice when the same completion is processed again', async () => {
       const before = { balance: (await balanceOf(apiKey)).balance, ledger: await ledgerOf(workspaceId) };
       // The job delivered a second time, in this process and through the queue.
-      const jobs = t.app.get(TranscriptionJobService);
+      const jobs = t.app.get(TranscriptionAttemptRunner);
       expect(await jobs.run(ids.jfk, { number: 2, isLast: true })).toBe('done');
       // Checked once the re-queued job has been processed to its end, not after a guessed while.
-      const queue = t.app.get(TranscriptionQueue);
+      const queue = t.app.get(TranscriptionDispatcher);
       const ended = whenJobEnds(queue.queue, ids.jfk);
       await queue.enqueue({ id: ids.jfk, workspaceId, model: 'standard' });
       expect(await ended).toBe('completed');

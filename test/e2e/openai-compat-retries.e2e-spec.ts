@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import OpenAI, { toFile } from 'openai';
-import { TranscriptionQueue } from '../../src/transcriptions/transcription-queue.service';
+import { TranscriptionDispatcher } from '../../src/transcriptions/transcription-dispatcher.service';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
@@ -35,7 +35,7 @@ describe('OpenAI-compatible route: SDK retries and Idempotency-Key', () => {
   let baseURL: string;
   let worker: TestApp;
   /** While the queue is paused, no worker takes a job: they wait, queued, until it is resumed. */
-  const queue = () => api.app.get(TranscriptionQueue).queue;
+  const queue = () => api.app.get(TranscriptionDispatcher).queue;
   const runJobs = () => queue().resume();
 
   beforeAll(async () => {

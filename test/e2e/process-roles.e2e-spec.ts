@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { TranscriptionQueue } from '../../src/transcriptions/transcription-queue.service';
+import { TranscriptionDispatcher } from '../../src/transcriptions/transcription-dispatcher.service';
 import { eventually } from '../support/eventually';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { freePort, ServiceProcess } from '../support/service-process';
@@ -66,7 +66,7 @@ describe('Process roles (node dist/main.js)', () => {
     expect(created.status).toBe(202);
     apiOnlyJob = created.body.data.id as string;
     // Handed over: its Bull job sits in the wait list, where a worker of this prefix would take it at once.
-    const queue = provisioning.app.get(TranscriptionQueue).queue;
+    const queue = provisioning.app.get(TranscriptionDispatcher).queue;
     await eventually(
       'the job waiting in the Bull queue',
       async () => (await (await queue.getJob(apiOnlyJob))?.getState()) === 'waiting',

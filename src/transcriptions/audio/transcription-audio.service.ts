@@ -1,18 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import { Repository } from 'typeorm';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { FileStorage } from '../../storage/file-storage';
-import { Transcription } from '../transcription.entity';
+import { TranscriptionRepository } from '../transcription.repository';
 import { parseByteRange } from './byte-range';
 
 /** Serves a transcription's stored upload to the player, with byte ranges for seeking. */
 @Injectable()
 export class TranscriptionAudioService {
   constructor(
-    @InjectRepository(Transcription) private readonly transcriptions: Repository<Transcription>,
+    private readonly transcriptions: TranscriptionRepository,
     private readonly storage: FileStorage,
   ) {}
 
@@ -22,10 +20,7 @@ export class TranscriptionAudioService {
     rangeHeader: string | undefined,
     response: Response,
   ): Promise<void> {
-    const transcription = await this.transcriptions.findOne({
-      where: { workspaceId, id },
-      select: { id: true, storageKey: true, mimeType: true, audioDeletedAt: true },
-    });
+    const transcription = await this.transcriptions.findAudio(workspaceId, id);
     if (!transcription) throw ProblemException.notFound('The transcription');
     if (transcription.audioDeletedAt) {
       throw new ProblemException(

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { FileStorage } from '../../storage/file-storage';
+import { statusIn, TERMINAL_STATUSES } from '../transcription-state';
 
 /** Rows one purge transaction takes at most; the run repeats until a batch comes back short. */
 export const RETENTION_PURGE_BATCH_SIZE = 100;
@@ -81,7 +82,7 @@ export class RetentionPurgeService {
       const expired: Array<{ id: string; storage_key: string | null }> = await tx.query(
         `SELECT t.id, t.storage_key FROM transcriptions t
            JOIN workspaces w ON w.id = t.workspace_id
-          WHERE t.status IN ('completed', 'failed')
+          WHERE ${statusIn('t.status', TERMINAL_STATUSES)}
             AND t.audio_deleted_at IS NULL
             AND w.audio_retention_days IS NOT NULL
             AND COALESCE(t.completed_at, t.failed_at) + w.audio_retention_days * INTERVAL '1 day' <= $1

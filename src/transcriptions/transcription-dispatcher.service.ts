@@ -1,20 +1,17 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
-import { DataSource } from 'typeorm';
-import {
-  MODEL_TIER_CATALOGUE,
-  MODEL_TIERS_BY_QUEUE_PRIORITY,
-  type ModelTier,
-} from '../common/model-tier-catalogue';
+import { MODEL_TIER_CATALOGUE, type ModelTier } from '../common/model-tier-catalogue';
 import { AppConfig } from '../config/app-config';
 import { TRANSCRIPTION_QUEUE, TranscriptionJobData } from '../queues/job-catalogue';
+import { TranscriptionRepository } from './transcription.repository';
 
 /** How long an upload waits for PostgreSQL and Redis to hand its job over before leaving it to the reconciler. */
 const DISPATCH_WAIT_MS = 2_000;
 /** Bull priority = tier priority × this + the job's place among its workspace's handed-over jobs (< this). */
 const TIER_PRIORITY_STEP = 1000;
+/** Handed-over jobs the reconciler checks per pass, oldest first. */
+const RECONCILE_BATCH = 1000;
 
 /** A job handed to the worker queue; `place` is how many of its workspace's jobs were handed over before it. */
 export interface HandedOverJob {
@@ -27,7 +24,8 @@ export interface HandedOverJob {
 }
 
 /**
- * The only place that adds transcription jobs, and the one place their options are set.
+ * Hands transcription jobs from PostgreSQL to the worker queue (Bull): the only place that adds them, and the
+ * one place their options are set. It decides who runs next; TranscriptionWorker runs them.
  *
  * Fair share: a workspace has at most MAX_ACTIVE_JOBS_PER_WORKSPACE open jobs in the worker queue (running or
  * next in line); its other jobs wait in PostgreSQL (`queued`, `dispatched_at` null) and are handed over, highest
@@ -37,12 +35,12 @@ export interface HandedOverJob {
  * over what a crash left waiting and re-adds handed-over jobs that have no live Bull job.
  */
 @Injectable()
-export class TranscriptionQueue {
-  private readonly logger = new Logger(TranscriptionQueue.name);
+export class TranscriptionDispatcher {
+  private readonly logger = new Logger(TranscriptionDispatcher.name);
 
   constructor(
     @InjectQueue(TRANSCRIPTION_QUEUE) readonly queue: Queue<TranscriptionJobData>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transcriptions: TranscriptionRepository,
     private readonly config: AppConfig,
   ) {}
 
@@ -51,37 +49,12 @@ export class TranscriptionQueue {
    * Called after an upload, when a job ends, after a deletion and by the reconciler; repeating it is harmless.
    */
   async dispatch(workspaceId: string): Promise<number> {
-    const handedOver = await this.dataSource.transaction(async (tx) => {
-      // One dispatcher per workspace at a time (any process): the count and the hand-over cannot interleave.
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('transcription-dispatch:' || $1, 0))`, [
-        workspaceId,
-      ]);
-      const [{ active }] = await tx.query<Array<{ active: number }>>(
-        `SELECT count(*)::int AS active FROM transcriptions
-          WHERE workspace_id = $1 AND status IN ('queued', 'processing') AND dispatched_at IS NOT NULL`,
-        [workspaceId],
-      );
+    const handedOver = await this.transcriptions.transaction(async (tx) => {
+      await this.transcriptions.lockWorkspaceDispatch(tx, workspaceId);
+      const active = await this.transcriptions.countHandedOver(tx, workspaceId);
       const room = this.config.MAX_ACTIVE_JOBS_PER_WORKSPACE - active;
       if (room <= 0) return [];
-      const picked = await tx.query<
-        [Array<{ id: string; model: ModelTier; created_on: Date; request_id: string | null }>, number]
-      >(
-        `UPDATE transcriptions SET dispatched_at = now()
-          WHERE id IN (SELECT id FROM transcriptions
-                        WHERE workspace_id = $1 AND status IN ('queued', 'processing') AND dispatched_at IS NULL AND live_until IS NULL
-                        ORDER BY array_position($2::varchar[], model), created_on, id
-                        LIMIT $3
-                        FOR UPDATE)
-          RETURNING id, model, created_on, request_id`,
-        [workspaceId, MODEL_TIERS_BY_QUEUE_PRIORITY, room],
-      );
-      return sortByHandOverOrder(picked[0]).map((row, index): HandedOverJob => ({
-        id: row.id,
-        workspaceId,
-        model: row.model,
-        place: active + index,
-        requestId: row.request_id,
-      }));
+      return this.transcriptions.handOverWaiting(tx, workspaceId, room, active);
     });
     for (const job of handedOver) await this.enqueue(job);
     return handedOver.length;
@@ -120,32 +93,14 @@ export class TranscriptionQueue {
    */
   async reconcile(): Promise<number> {
     let added = 0;
-    const handedOver = await this.dataSource.query<
-      Array<{ id: string; workspace_id: string; model: ModelTier; place: number; request_id: string | null }>
-    >(
-      `SELECT id, workspace_id, model, request_id,
-              (row_number() OVER (PARTITION BY workspace_id ORDER BY dispatched_at, id) - 1)::int AS place
-         FROM transcriptions
-        WHERE status IN ('queued', 'processing') AND dispatched_at IS NOT NULL
-        ORDER BY created_on
-        LIMIT 1000`,
-    );
+    const handedOver = await this.transcriptions.handedOver(RECONCILE_BATCH);
     for (const row of handedOver) {
       if (await this.isLive(row.id)) continue;
-      await this.enqueue({
-        id: row.id,
-        workspaceId: row.workspace_id,
-        model: row.model,
-        place: row.place,
-        requestId: row.request_id,
-      });
+      await this.enqueue(row);
       added++;
     }
-    const waiting = await this.dataSource.query<Array<{ workspace_id: string }>>(
-      `SELECT DISTINCT workspace_id FROM transcriptions
-        WHERE status IN ('queued', 'processing') AND dispatched_at IS NULL AND live_until IS NULL`,
-    );
-    for (const { workspace_id } of waiting) added += await this.dispatch(workspace_id);
+    for (const workspaceId of await this.transcriptions.workspacesWithWaitingJobs())
+      added += await this.dispatch(workspaceId);
     return added;
   }
 
@@ -185,15 +140,4 @@ export class TranscriptionQueue {
       },
     );
   }
-}
-
-/** RETURNING has no order: the hand-over order again (tier priority, then age). */
-function sortByHandOverOrder<T extends { id: string; model: ModelTier; created_on: Date }>(rows: T[]): T[] {
-  const tierRank = (model: ModelTier): number => MODEL_TIERS_BY_QUEUE_PRIORITY.indexOf(model);
-  return [...rows].sort(
-    (a, b) =>
-      tierRank(a.model) - tierRank(b.model) ||
-      a.created_on.getTime() - b.created_on.getTime() ||
-      a.id.localeCompare(b.id),
-  );
 }

@@ -5,27 +5,28 @@ import { LogContext } from '../common/logging/log-context';
 import { AppConfig } from '../config/app-config';
 import type { TranscriptionJobData } from '../queues/job-catalogue';
 import { TranscriptionEventsService } from './transcription-events.service';
-import { TranscriptionJobService } from './transcription-job.service';
-import { TranscriptionQueue } from './transcription-queue.service';
+import { TranscriptionAttemptRunner } from './transcription-attempt-runner.service';
+import { TranscriptionDispatcher } from './transcription-dispatcher.service';
 
 const RECONCILE_INTERVAL_MS = 30_000;
 
 /**
- * The Bull processor of transcription jobs (roles `worker` and `all`). It only orchestrates: one call into
- * TranscriptionJobService per attempt, then the workspace's next waiting job is handed over (fair share).
+ * The worker: the Bull processor of transcription jobs (roles `worker` and `all`). It only orchestrates: one
+ * call into TranscriptionAttemptRunner per attempt, then TranscriptionDispatcher hands the workspace's next
+ * waiting job over (fair share).
  * PostgreSQL is the source of truth: at start and periodically, handed-over open transcriptions without a live
  * Bull job are enqueued again (Redis flushed, worker killed) and waiting ones are dispatched.
  */
 @Injectable()
-export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(TranscriptionProcessor.name);
+export class TranscriptionWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(TranscriptionWorker.name);
   private reconcileTimer: NodeJS.Timeout | null = null;
   /** Workspaces whose job this worker handed back while shutting down: dispatched again on the way out. */
   private readonly handedBack = new Set<string>();
 
   constructor(
-    private readonly queue: TranscriptionQueue,
-    private readonly jobs: TranscriptionJobService,
+    private readonly dispatcher: TranscriptionDispatcher,
+    private readonly attempts: TranscriptionAttemptRunner,
     private readonly events: TranscriptionEventsService,
     private readonly config: AppConfig,
     private readonly shutdown: ShutdownCoordinator,
@@ -34,8 +35,8 @@ export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplica
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.ROLE === 'api') return;
-    await this.events.onCancel((transcriptionId) => this.jobs.cancel(transcriptionId));
-    void this.queue.queue.process(this.config.WORKER_CONCURRENCY, (job: Job<TranscriptionJobData>) =>
+    await this.events.onCancel((transcriptionId) => this.attempts.cancel(transcriptionId));
+    void this.dispatcher.queue.process(this.config.WORKER_CONCURRENCY, (job: Job<TranscriptionJobData>) =>
       this.process(job),
     );
     await this.reconcile();
@@ -50,19 +51,19 @@ export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplica
    */
   private async drain(deadline: number): Promise<void> {
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
-    await this.queue.queue.pause(true, true);
-    const finished = this.queue.queue.whenCurrentJobsFinished();
+    await this.dispatcher.queue.pause(true, true);
+    const finished = this.dispatcher.queue.whenCurrentJobsFinished();
     const inTime = await Promise.race([
       finished.then(() => true),
       sleep(deadline - Date.now()).then(() => false),
     ]);
     if (!inTime) {
-      const stopped = this.jobs.handBackAll();
+      const stopped = this.attempts.handBackAll();
       this.logger.warn(`Shutdown deadline passed: handing back ${stopped} running job(s)`);
       await finished;
     }
     for (const workspaceId of this.handedBack) {
-      await this.queue.dispatch(workspaceId).catch((error: Error) => {
+      await this.dispatcher.dispatch(workspaceId).catch((error: Error) => {
         this.logger.warn(
           `Dispatch of handed-back jobs of ${workspaceId} left to the reconciler: ${error.message}`,
         );
@@ -72,7 +73,7 @@ export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplica
 
   async onApplicationShutdown(): Promise<void> {
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
-    if (this.config.ROLE !== 'api') await this.queue.queue.close().catch(() => undefined);
+    if (this.config.ROLE !== 'api') await this.dispatcher.queue.close().catch(() => undefined);
   }
 
   /** In the upload's logging context: every line of the job, engine included, carries its request id. */
@@ -84,7 +85,7 @@ export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplica
   private async attempt(job: Job<TranscriptionJobData>): Promise<void> {
     const number = job.attemptsMade + 1;
     this.logger.log(`Transcription ${job.data.transcriptionId} attempt ${number} started`);
-    const outcome = await this.jobs.run(job.data.transcriptionId, {
+    const outcome = await this.attempts.run(job.data.transcriptionId, {
       number,
       isLast: number >= (job.opts.attempts ?? 1),
     });
@@ -94,7 +95,7 @@ export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplica
     // Its Bull job ends now; the transcription is dispatched again once the job is gone (drain()).
     if (outcome === 'handed-back') return void this.handedBack.add(job.data.workspaceId);
     // The job has ended: its workspace's next waiting job takes its place (the reconciler does it after a crash).
-    await this.queue.dispatch(job.data.workspaceId).catch((error: Error) => {
+    await this.dispatcher.dispatch(job.data.workspaceId).catch((error: Error) => {
       this.logger.warn(`Dispatch after ${job.data.transcriptionId} left to the reconciler: ${error.message}`);
     });
   }
@@ -103,7 +104,7 @@ export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplica
   async reconcile(): Promise<number> {
     let requeued = 0;
     try {
-      requeued = await this.queue.reconcile();
+      requeued = await this.dispatcher.reconcile();
       if (requeued > 0) this.logger.log(`Enqueued ${requeued} transcription(s) without a live job`);
     } catch (error) {
       this.logger.warn(`Reconciliation skipped: ${(error as Error).message}`);
