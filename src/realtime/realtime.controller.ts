@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, Post } from '@nestjs/common';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
 import { ProblemException } from '../common/problem/problem.exception';
@@ -27,7 +27,6 @@ export class RealtimeController {
 
   /** OpenAI's answer shape (no `data` envelope), so its SDK's `realtime.clientSecrets.create` reads it. */
   @Post('client_secrets')
-  @HttpCode(200)
   mintClientSecret(
     @CurrentPrincipal() principal: Principal,
     @Body() body: unknown,
