@@ -9,8 +9,10 @@ const SAMPLE_RATE = 24000;
 const FRAME = 4096;
 /** After Stop: how long the page waits for the last utterance's text before closing anyway. */
 const FINAL_WAIT_MS = 10_000;
+/** After the close: how long the page waits for the transcription to be stored before linking it anyway. */
+const SAVE_WAIT_MS = 30_000;
 
-type Phase = 'idle' | 'starting' | 'listening' | 'finishing' | 'done';
+type Phase = 'idle' | 'starting' | 'listening' | 'finishing' | 'saving' | 'done';
 
 interface Capture {
   socket: WebSocket;
@@ -33,6 +35,22 @@ export function LivePage() {
   const capture = useRef<Capture | null>(null);
   const pendingRef = useRef<string[]>([]);
   pendingRef.current = transcript.pending;
+  const transcriptionIdRef = useRef<string | null>(null);
+  transcriptionIdRef.current = transcript.transcriptionId;
+
+  /** The session's transcription completes (text and audio stored) just after the close: the link waits for it. */
+  const stored = async (id: string | null) => {
+    if (!id) return;
+    const deadline = Date.now() + SAVE_WAIT_MS;
+    while (Date.now() < deadline) {
+      const status = await client
+        .json<{ data: { status: string } }>(`/v1/transcriptions/${id}/status`)
+        .then((answer) => answer.data.status)
+        .catch(() => null);
+      if (status !== 'processing') return;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  };
 
   useEffect(() => () => release(capture.current, true), []);
 
@@ -76,7 +94,8 @@ export function LivePage() {
         release(capture.current, false);
         capture.current = null;
         if (close.code !== 1000) setProblem(`The session ended (${close.code} ${close.reason}).`);
-        setPhase('done');
+        setPhase('saving');
+        void stored(transcriptionIdRef.current).finally(() => setPhase('done'));
       });
       processor.onaudioprocess = (event) => {
         if (socket.readyState !== WebSocket.OPEN) return;
@@ -140,6 +159,7 @@ export function LivePage() {
               starting: 'Starting…',
               listening: 'Listening…',
               finishing: 'Finishing the last sentence…',
+              saving: 'Saving the transcription…',
               done: 'Stopped.',
             }[phase]
           }
