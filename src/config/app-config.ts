@@ -629,6 +629,15 @@ export class AppConfig {
   @Max(3600)
   REALTIME_SESSION_LEASE_SECONDS = 60;
 
+  /**
+   * Origins besides the service's own whose pages may open a realtime session with the dashboard's session
+   * cookie (comma-separated, e.g. `https://app.example`). A WebSocket is not subject to CORS: a page of any
+   * other origin sending the cookie is refused (403 before the upgrade), so no other site acts as the user.
+   */
+  @Transform(toList)
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { each: true })
+  REALTIME_COOKIE_ORIGINS: string[] = [];
+
   /** Longer audio is refused at upload (422 on `file`) and, if its header understated it, fails while decoding. */
   @Transform(toFloat)
   @IsNumber()

@@ -51,6 +51,8 @@ export function validRequest(operationId: string, state: RunState, ids: (kind: s
       return { path: { id: ids('transcription') }, query: { format: 'txt' } };
     case 'createApiKey':
       return { json: { name: state.tag } };
+    case 'createRealtimeClientSecret':
+      return { json: { expires_after: { seconds: 10 } } };
     case 'updateAccountSettings':
       return { json: { lowBalanceThreshold: 1 } };
     case 'revokeApiKey':

@@ -4,6 +4,7 @@ import { ApiKey } from '../auth/api-key.entity';
 import { ApiKeyRequest } from '../auth/api-key-request.entity';
 import { RefreshToken } from '../auth/session/refresh-token.entity';
 import { LedgerEntry } from '../billing/ledger-entry.entity';
+import { RealtimeClientSecret } from '../realtime/client-secrets/realtime-client-secret.entity';
 import { IdempotencyRecord } from '../transcriptions/idempotency-record.entity';
 import { TranscriptionTombstone } from '../transcriptions/transcription-tombstone.entity';
 import { Transcription } from '../transcriptions/transcription.entity';
@@ -27,4 +28,5 @@ export const ENTITIES = [
   OutboxEvent,
   WebhookDelivery,
   LedgerEntry,
+  RealtimeClientSecret,
 ];

@@ -53,6 +53,7 @@ const EXPECTED_ROUTES = [
   ['GET', '/v1/transcriptions/{id}/audio', 'getTranscriptionAudio'],
   ['GET', '/v1/transcriptions/{id}/search', 'searchTranscript'],
   ['GET', '/v1/realtime', 'openRealtimeSession'],
+  ['POST', '/v1/realtime/client_secrets', 'createRealtimeClientSecret'],
   ['GET', '/v1/vocabularies', 'listVocabularies'],
   ['POST', '/v1/vocabularies', 'createVocabulary'],
   ['GET', '/v1/vocabularies/{id}', 'getVocabulary'],

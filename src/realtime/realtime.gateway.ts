@@ -1,12 +1,12 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { Response } from 'express';
-import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import { availableParallelism } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { CredentialResolver } from '../auth/credential-resolver.service';
-import type { AuthOutcome, RequestWithAuth } from '../common/principal/principal';
+import type { AuthOutcome } from '../common/principal/principal';
+import { problemBody } from '../common/problem/problem-details.filter';
+import type { ProblemException } from '../common/problem/problem.exception';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { AppConfig } from '../config/app-config';
 import { engineSettingsFrom } from '../engine/engine.module';
@@ -20,17 +20,20 @@ import {
   serverEventText,
 } from './realtime-errors';
 import { RealtimeSession, type RealtimeSessionDependencies } from './realtime-session';
-import { initialSessionConfig } from './realtime-session-config';
+import { initialSessionConfig, type SessionConfig } from './realtime-session-config';
 import { RealtimeSessionsService } from './realtime-sessions.service';
+import { chooseProtocol, RealtimeUpgradeAuthenticator } from './realtime-upgrade-auth';
 
 export const REALTIME_PATH = '/v1/realtime';
 /** How long a client refused for capacity should wait before trying again. */
 const BUSY_RETRY_AFTER_MS = 5_000;
 
 /**
- * The WebSocket endpoint /v1/realtime on the API's HTTP server: authenticates the upgrade request as any API
- * call (Authorization: Bearer with an API key or access token), applies the instance's session capacity and
- * hands the socket to a RealtimeSession. Every refusal is an `error` event followed by a close code.
+ * The WebSocket endpoint /v1/realtime on the API's HTTP server: authenticates the upgrade request
+ * (RealtimeUpgradeAuthenticator: an API key, access token or client secret, or the session cookie from the
+ * service's own pages), applies the instance's session capacity and hands the socket to a RealtimeSession.
+ * Every refusal is an `error` event followed by a close code, but for a cookie sent from a foreign origin, which
+ * is refused before the upgrade (403).
  */
 @Injectable()
 export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy {
@@ -41,7 +44,7 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    private readonly credentials: CredentialResolver,
+    private readonly authenticator: RealtimeUpgradeAuthenticator,
     private readonly sessions: RealtimeSessionsService,
     private readonly shutdown: ShutdownCoordinator,
     private readonly config: AppConfig,
@@ -74,6 +77,7 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     this.server = new WebSocketServer({
       noServer: true,
       maxPayload: this.config.REALTIME_MAX_MESSAGE_BYTES * 2,
+      handleProtocols: chooseProtocol,
     });
     http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       this.upgrade(request, socket, head).catch((error: unknown) => {
@@ -110,16 +114,28 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    const outcome = await this.credentials.resolve(request as RequestWithAuth, {} as Response);
-    server.handleUpgrade(request, socket, head, (webSocket) => this.accept(webSocket, outcome, url));
+    const admission = await this.authenticator.admit(request);
+    if (admission.kind === 'refuse') {
+      socket.end(problemResponse(this.config, admission.problem));
+      return;
+    }
+    server.handleUpgrade(request, socket, head, (webSocket) =>
+      this.accept(webSocket, admission.outcome, admission.boundConfig, url),
+    );
   }
 
-  private accept(webSocket: WebSocket, outcome: AuthOutcome, url: URL): void {
+  private accept(
+    webSocket: WebSocket,
+    outcome: AuthOutcome,
+    boundConfig: SessionConfig | null,
+    url: URL,
+  ): void {
     if (outcome.kind !== 'authenticated') {
       const detail =
         outcome.kind === 'failed'
           ? outcome.problem.detail
-          : 'Send a credential as `Authorization: Bearer <API key or access token>`.';
+          : 'Send a credential as `Authorization: Bearer <API key or access token>`, or from a browser a client ' +
+            'secret (POST /v1/realtime/client_secrets) as the subprotocol `openai-insecure-api-key.<secret>`.';
       return refuse(webSocket, new RealtimeSessionEnd('unauthorized', detail));
     }
     if (this.shutdown.draining) {
@@ -144,9 +160,10 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
         ),
       );
     }
-    let config;
+    let config: SessionConfig;
     try {
-      config = initialSessionConfig(url.searchParams.get('model') ?? 'whisper-1');
+      // A client secret's session is the one it was minted for; the URL's model (the SDK always sends one) is not.
+      config = boundConfig ?? initialSessionConfig(url.searchParams.get('model') ?? 'whisper-1');
     } catch (error) {
       if (!(error instanceof RealtimeRequestError)) throw error;
       return refuse(webSocket, new RealtimeSessionEnd('invalid_session', error.message, error.param));
@@ -161,4 +178,14 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
 function refuse(webSocket: WebSocket, end: RealtimeSessionEnd): void {
   webSocket.send(serverEventText(endingErrorEvent(end)));
   webSocket.close(REALTIME_CLOSE_REASONS[end.reason].closeCode, end.reason);
+}
+
+/** A refused handshake as an HTTP answer with a problem body (the connection is closed after it). */
+function problemResponse(config: AppConfig, problem: ProblemException): string {
+  const body = JSON.stringify(problemBody(config, problem));
+  return (
+    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\n` +
+    'Content-Type: application/problem+json\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
 }

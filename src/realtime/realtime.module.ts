@@ -1,17 +1,33 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
 import { BillingModule } from '../billing/billing.module';
 import { EngineModule } from '../engine/engine.module';
 import { TranscriptionsModule } from '../transcriptions/transcriptions.module';
 import { VocabulariesModule } from '../vocabularies/vocabularies.module';
+import { RealtimeClientSecret } from './client-secrets/realtime-client-secret.entity';
+import { RealtimeClientSecretsService } from './client-secrets/realtime-client-secrets.service';
 import { RealtimeController } from './realtime.controller';
 import { RealtimeGateway } from './realtime.gateway';
 import { RealtimeSessionsService } from './realtime-sessions.service';
+import { RealtimeUpgradeAuthenticator } from './realtime-upgrade-auth';
 
 /** Live transcription over a WebSocket (OpenAI Realtime transcription sessions); each session is a transcription. */
 @Module({
-  imports: [AuthModule, BillingModule, EngineModule, TranscriptionsModule, VocabulariesModule],
+  imports: [
+    AuthModule,
+    BillingModule,
+    EngineModule,
+    TranscriptionsModule,
+    VocabulariesModule,
+    TypeOrmModule.forFeature([RealtimeClientSecret]),
+  ],
   controllers: [RealtimeController],
-  providers: [RealtimeSessionsService, RealtimeGateway],
+  providers: [
+    RealtimeSessionsService,
+    RealtimeClientSecretsService,
+    RealtimeUpgradeAuthenticator,
+    RealtimeGateway,
+  ],
 })
 export class RealtimeModule {}

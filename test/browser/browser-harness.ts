@@ -34,9 +34,13 @@ export interface Dashboard {
  * The real service (`node dist/main.js`, API and worker in one process, serving the built dist/web at /app),
  * a workspace with 10 EUR and no free transcriptions whose first user has a password (created with the
  * operators' CLI), and a fresh Chromium
- * profile. A missing browser or build is an error, never a skip: CI must install both.
+ * profile. A missing browser or build is an error, never a skip: CI must install both. `chromiumArgs` add to
+ * the browser's flags (e.g. a fake microphone).
  */
-export async function startDashboard(viewport = { width: 1280, height: 800 }): Promise<Dashboard> {
+export async function startDashboard(
+  viewport = { width: 1280, height: 800 },
+  chromiumArgs: string[] = [],
+): Promise<Dashboard> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `${CHROMIUM} is missing: install Debian's chromium (scripts/install-system-deps.sh) to run the browser tests`,
@@ -81,7 +85,7 @@ export async function startDashboard(viewport = { width: 1280, height: 800 }): P
     const launch = () =>
       chromium.launchPersistentContext(profile, {
         executablePath: CHROMIUM,
-        args: CHROMIUM_ARGS,
+        args: [...CHROMIUM_ARGS, ...chromiumArgs],
         headless: true,
         viewport,
         acceptDownloads: true,

@@ -3,6 +3,7 @@ import { Session, SessionClient } from './api/session-client';
 import { SignInForm } from './components/sign-in-form';
 import { ThemeToggle } from './components/theme-toggle';
 import { AccountPage } from './pages/account-page';
+import { LivePage } from './pages/live-page';
 import { SecurityPage } from './pages/security-page';
 import { TranscriptPage } from './pages/transcript-page';
 import { TranscriptionsPage } from './pages/transcriptions-page';
@@ -14,6 +15,7 @@ import { ClientContext } from './session-context';
 
 const NAV = [
   { route: '/', label: 'Transcriptions' },
+  { route: '/live', label: 'Live' },
   { route: '/vocabularies', label: 'Vocabularies' },
   { route: '/webhooks', label: 'Webhooks' },
   { route: '/account', label: 'Account' },
@@ -24,6 +26,8 @@ function Page({ route }: { route: string }) {
   const transcript = /^\/transcriptions\/([0-9a-f-]{36})$/.exec(route);
   if (transcript) return <TranscriptPage id={transcript[1]} />;
   switch (route) {
+    case '/live':
+      return <LivePage />;
     case '/vocabularies':
       return <VocabulariesPage />;
     case '/webhooks':

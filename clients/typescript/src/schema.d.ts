@@ -461,10 +461,17 @@ export interface paths {
          *     session is a transcription (`processing` while open, `completed` at close with its text, words and the
          *     received audio; billed per second of audio at the tier's price).
          *
-         *     Refusals of the session itself (bad credential, no balance, too many sessions, a tier that cannot
-         *     stream, ...) happen after the upgrade, as an `error` event and a close code, so browsers (which cannot
-         *     read a refused handshake) see them too. Without `Upgrade: websocket` the answer is 426
-         *     `upgrade-required` (401 first without a credential).
+         *     Credentials: `Authorization: Bearer` with an API key, access token or client secret
+         *     (`POST /v1/realtime/client_secrets`); from a browser, which cannot set headers on a WebSocket, the
+         *     client secret (or an API key) as the subprotocol `openai-insecure-api-key.<secret>` (the server answers
+         *     with the subprotocol `realtime` when offered); or the dashboard's session cookie, only from a page of the
+         *     service's own origin or of `REALTIME_COOKIE_ORIGINS`: a cookie sent by a page of any other origin is
+         *     refused before the upgrade with 403 `forbidden` (no cross-site WebSocket hijacking).
+         *
+         *     Other refusals of the session itself (bad, expired or used credential, no balance, too many sessions, a
+         *     tier that cannot stream, ...) happen after the upgrade, as an `error` event and a close code, so
+         *     browsers (which cannot read a refused handshake) see them too. Without `Upgrade: websocket` the answer
+         *     is 426 `upgrade-required` (401 first without a credential).
          */
         get: operations["openRealtimeSession"];
         put?: never;
@@ -892,6 +899,44 @@ export interface paths {
         get: operations["searchTranscript"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/realtime/client_secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a client secret for one realtime session (browsers)
+         * @description A short-lived credential for a page that must not hold an API key: your server (or the dashboard)
+         *     mints it with its own credential and hands `value` to the page, which opens `/v1/realtime` with it as
+         *     the WebSocket subprotocol `openai-insecure-api-key.<value>` (what the `openai` SDK's browser client
+         *     sends) or as `Authorization: Bearer <value>`. As OpenAI's `POST /v1/realtime/client_secrets`: the same
+         *     request and answer shape (no `data` envelope), so `openai.realtime.clientSecrets.create()` works.
+         *
+         *     A secret belongs to the workspace of the credential that minted it (the session's transcription and
+         *     charge are that workspace's), is stored only as a hash, expires after `expires_after.seconds` (default
+         *     600, 10–7200) and opens **one** session (unlike OpenAI's, which open sessions until they expire): a second
+         *     use, or a use after expiry, is refused with close 4001 `unauthorized`. The session starts with the
+         *     `session` configuration given here (the URL's `model` is then ignored); `session.update` may change it as
+         *     usual. The configuration is checked now as the session would check it.
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `malformed-request` | 400 | the body is not valid JSON |
+         *     | `payload-too-large` | 413 | the body is over 1 MB |
+         *     | `unsupported-media-type` | 415 | the body is not `application/json` |
+         *     | `validation` | 422 | a member out of bounds or unknown at the top level; `session.type` not `transcription`; a format, model, language, vocabulary, `vocabulary_id` (not of this workspace) or turn detection a session refuses (`fieldErrors` keyed by the dotted path, e.g. `session.audio.input.format.rate`); a tier whose recogniser cannot stream |
+         */
+        post: operations["createRealtimeClientSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1824,6 +1869,104 @@ export interface components {
              */
             progress?: 0;
             estimatedCost?: components["schemas"]["EstimatedCost"];
+        };
+        /** @description The session's input format. `audio/pcm` is 16-bit little-endian mono; 16000 Hz is an extension (OpenAI takes 24000 only). */
+        RealtimeAudioFormat: {
+            /** @constant */
+            type: "audio/pcm";
+            /** @enum {unknown} */
+            rate: 24000 | 16000;
+        } | {
+            /** @constant */
+            type: "audio/pcmu";
+            /** @constant */
+            rate: 8000;
+        } | {
+            /** @constant */
+            type: "audio/pcma";
+            /** @constant */
+            rate: 8000;
+        };
+        /** @description Server VAD (Silero) or `null` (the client commits). `semantic_vad` is refused. */
+        RealtimeTurnDetection: {
+            /** @constant */
+            type: "server_vad";
+            threshold?: number;
+            prefix_padding_ms?: number;
+            silence_duration_ms?: number;
+        } | null;
+        /**
+         * @description A transcription session's configuration as `session.update` takes it (asyncapi.yaml, `SessionUpdate`);
+         *     members left out keep their defaults (`audio/pcm` at 24000 Hz, `whisper-1` = the standard tier, server VAD).
+         */
+        RealtimeSessionConfig: {
+            /** @constant */
+            type?: "transcription";
+            audio?: {
+                input?: {
+                    format?: components["schemas"]["RealtimeAudioFormat"];
+                    transcription?: {
+                        /** @description A tier, `whisper-1` or a `gpt-…` name (the standard tier); the tier must stream (PocketSphinx). */
+                        model?: ("standard" | "premium" | "premium_jade" | "whisper-1") | string;
+                        /** @description ISO 639-1; the tier must serve it (PocketSphinx tiers serve `en`). */
+                        language?: components["schemas"]["LanguageCode"] | "";
+                        /** @description Kept on the transcription; PocketSphinx does not read prompts (use `vocabulary`). */
+                        prompt?: string;
+                        /** @description Extension. Words and phrases to recognise, as `vocabulary` of an upload. */
+                        vocabulary?: string[];
+                        /**
+                         * Format: uuid
+                         * @description Extension. A saved vocabulary of the workspace.
+                         */
+                        vocabulary_id?: string | null;
+                    };
+                    turn_detection?: components["schemas"]["RealtimeTurnDetection"];
+                };
+            };
+            metadata?: components["schemas"]["TranscriptionMetadata"];
+        };
+        RealtimeClientSecretRequest: {
+            expires_after?: {
+                /** @constant */
+                anchor?: "created_at";
+                /** @default 600 */
+                seconds?: number;
+            };
+            session?: components["schemas"]["RealtimeSessionConfig"];
+        };
+        RealtimeClientSecret: {
+            /** @description The secret; opens one session of this workspace until `expires_at`. */
+            value: string;
+            /** @description Unix time (seconds) after which the secret opens no session. */
+            expires_at: number;
+            /** @description The session the secret opens, as `session.created` will describe it, less its `id` and `transcription_id` (which exist once it opens). */
+            session: {
+                /** @constant */
+                type: "transcription";
+                /** @constant */
+                object: "realtime.transcription_session";
+                audio: {
+                    input: {
+                        format: components["schemas"]["RealtimeAudioFormat"];
+                        transcription: {
+                            model: string;
+                            language: string | null;
+                            prompt: string;
+                            vocabulary: string[];
+                            vocabulary_id: string | null;
+                        };
+                        turn_detection: components["schemas"]["RealtimeTurnDetection"];
+                        noise_reduction: null;
+                    };
+                };
+                include: unknown[];
+                /**
+                 * @description Extension. The tier the session runs and is billed at.
+                 * @enum {unknown}
+                 */
+                tier: "standard" | "premium" | "premium_jade";
+                metadata: components["schemas"]["TranscriptionMetadata"];
+            };
         };
         /**
          * @description Extension (not in the spec): the caller's own labels, sent as the upload's `metadata` field; stored
@@ -4153,6 +4296,44 @@ export interface operations {
                     };
                 };
             };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createRealtimeClientSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RealtimeClientSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description Minted. `value` is shown only now. */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RealtimeClientSecret"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];

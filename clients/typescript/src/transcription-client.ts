@@ -3,6 +3,12 @@ import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import createClient, { type Client } from 'openapi-fetch';
 import { toProblemError } from './problem';
+import {
+  transcribeRealtime,
+  type AudioChunks,
+  type RealtimeServerEvent,
+  type RealtimeTranscribeOptions,
+} from './realtime';
 import type { components, paths } from './schema';
 
 type Schemas = components['schemas'];
@@ -12,6 +18,8 @@ export type ExportFormat = Schemas['ExportFormat'];
 export type CreateTranscriptionForm = Schemas['CreateTranscriptionForm'];
 export type ListTranscriptionsQuery = NonNullable<paths['/v1/transcriptions']['get']['parameters']['query']>;
 type Accepted = paths['/v1/transcriptions']['post']['responses']['202']['content']['application/json'];
+export type RealtimeClientSecret = Schemas['RealtimeClientSecret'];
+export type RealtimeClientSecretRequest = Schemas['RealtimeClientSecretRequest'];
 
 export interface TranscriptionClientOptions {
   /** Scheme, host and port, no trailing slash (`http://localhost:3000`). */
@@ -149,6 +157,24 @@ export class TranscriptionClient {
       fetch: (request) => this.fetchImpl(request),
     });
   }
+
+  /**
+   * Live transcription (WebSocket /v1/realtime): `transcribe(audio, options)` streams raw audio chunks and yields
+   * every server event (deltas, completed items with words, errors) until the session ended; `createClientSecret`
+   * mints a single-use secret for a browser page (which passes it as `clientSecret`).
+   */
+  readonly realtime = {
+    transcribe: (
+      audio: AudioChunks,
+      options: RealtimeTranscribeOptions = {},
+    ): AsyncGenerator<RealtimeServerEvent> =>
+      transcribeRealtime({ baseUrl: this.baseUrl, apiKey: this.apiKey }, audio, options),
+    createClientSecret: async (request: RealtimeClientSecretRequest = {}) => {
+      const { data, error, response } = await this.api.POST('/v1/realtime/client_secrets', { body: request });
+      if (!data) throw toProblemError(error, response);
+      return data;
+    },
+  };
 
   /** Uploads a file (multipart) and returns the queued job. */
   async upload(source: UploadSource, options: UploadOptions = {}): Promise<Accepted['data']> {

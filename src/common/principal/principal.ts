@@ -6,7 +6,8 @@ export interface Principal {
   workspaceId: string;
   /** Null for an API key without a user (its creator was deleted, or an operator made it for the workspace). */
   userId: string | null;
-  credential: 'api-key' | 'jwt';
+  /** `client-secret`: a realtime session opened with a minted client secret (src/realtime/client-secrets). */
+  credential: 'api-key' | 'jwt' | 'client-secret';
   /** Rate-limit bucket: per API key, or per user for JWTs. */
   rateLimitKey: string;
   /** The API key that authenticated the call (its request log); absent for a session (JWT). */

@@ -1,0 +1,180 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { API_KEY_PREFIX, generateApiKey, hashApiKey } from '../../auth/api-key.service';
+import type { AuthOutcome, Principal } from '../../common/principal/principal';
+import { isRecord } from '../../common/is-record';
+import { ProblemException } from '../../common/problem/problem.exception';
+import { RealtimeRequestError } from '../realtime-errors';
+import {
+  applySessionUpdate,
+  describeSession,
+  initialSessionConfig,
+  type SessionConfig,
+} from '../realtime-session-config';
+import { RealtimeSessionsService } from '../realtime-sessions.service';
+import { RealtimeClientSecret } from './realtime-client-secret.entity';
+
+/** OpenAI's ephemeral-key prefix, so logs and secret scanners tell a client secret from an API key. */
+export const CLIENT_SECRET_PREFIX = 'ek_';
+/** OpenAI's default lifetime and bounds for `expires_after.seconds`. */
+export const CLIENT_SECRET_DEFAULT_SECONDS = 600;
+export const CLIENT_SECRET_MIN_SECONDS = 10;
+export const CLIENT_SECRET_MAX_SECONDS = 7200;
+/** The model a secret minted without one starts with (the standard tier, as on the file route). */
+const DEFAULT_MODEL = 'whisper-1';
+
+/** POST /v1/realtime/client_secrets's answer, in OpenAI's shape. */
+export interface MintedClientSecret {
+  value: string;
+  /** Unix seconds. */
+  expires_at: number;
+  /** The session the secret opens: session.created's object without the per-session id and transcription. */
+  session: object;
+}
+
+/** What a presented client secret opens: the workspace's principal and the bound session configuration. */
+export type RedeemedClientSecret =
+  | { outcome: Extract<AuthOutcome, { kind: 'authenticated' }>; config: SessionConfig }
+  | { outcome: Extract<AuthOutcome, { kind: 'failed' }>; config: null };
+
+/**
+ * Client secrets of realtime sessions: minted by an authenticated call (an API key or a dashboard session) for a
+ * page that must not hold that credential, then presented on the WebSocket by the page. A secret belongs to its
+ * workspace, is stored only as a SHA-256 hash, expires, and opens one session: the first upgrade that presents
+ * it consumes it in the same statement that checks it, so two concurrent uses cannot both succeed.
+ */
+@Injectable()
+export class RealtimeClientSecretsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sessions: RealtimeSessionsService,
+  ) {}
+
+  async mint(principal: Principal, body: unknown): Promise<MintedClientSecret> {
+    const request = body === undefined || body === null ? {} : body;
+    if (!isRecord(request))
+      throw ProblemException.validation({ formErrors: ['The body must be a JSON object.'] });
+    const unknown = Object.keys(request).find((member) => member !== 'expires_after' && member !== 'session');
+    if (unknown !== undefined) {
+      throw ProblemException.field(unknown, `${unknown} is not a member of a client secret request.`);
+    }
+    const lifetimeSeconds = parseExpiresAfter(request.expires_after);
+    const config = await this.sessionConfig(principal.workspaceId, request.session);
+    const secret = CLIENT_SECRET_PREFIX + generateApiKey().slice(API_KEY_PREFIX.length);
+    const repository = this.dataSource.getRepository(RealtimeClientSecret);
+    // Spent and expired secrets of the workspace have nothing left to check: removed as new ones are minted.
+    await repository
+      .createQueryBuilder()
+      .delete()
+      .where('workspace_id = :workspaceId AND (used_on IS NOT NULL OR expires_on < now())', {
+        workspaceId: principal.workspaceId,
+      })
+      .execute();
+    const saved = await repository.save(
+      repository.create({
+        workspaceId: principal.workspaceId,
+        userId: principal.userId,
+        secretHash: hashApiKey(secret),
+        session: config,
+        expiresOn: new Date(Date.now() + lifetimeSeconds * 1000),
+        usedOn: null,
+      }),
+    );
+    return {
+      value: secret,
+      expires_at: Math.floor(saved.expiresOn.getTime() / 1000),
+      session: boundSession(config),
+    };
+  }
+
+  /** Consumes a presented secret: the principal and configuration of its session, or why it opens none. */
+  async redeem(secret: string): Promise<RedeemedClientSecret> {
+    const secretHash = hashApiKey(secret);
+    const [rows] = await this.dataSource.query<[RealtimeClientSecretRow[], number]>(
+      `UPDATE realtime_client_secrets SET used_on = now()
+        WHERE secret_hash = $1 AND used_on IS NULL AND expires_on > now()
+        RETURNING id, workspace_id, user_id, session`,
+      [secretHash],
+    );
+    const row = rows[0];
+    if (row) {
+      const principal: Principal = {
+        workspaceId: row.workspace_id,
+        userId: row.user_id,
+        credential: 'client-secret',
+        rateLimitKey: `client-secret:${row.id}`,
+      };
+      return { outcome: { kind: 'authenticated', principal }, config: row.session };
+    }
+    const known = await this.dataSource
+      .getRepository(RealtimeClientSecret)
+      .findOne({ where: { secretHash }, select: { usedOn: true, expiresOn: true } });
+    const detail = !known
+      ? 'The client secret is not known (or its workspace was deleted).'
+      : known.usedOn
+        ? 'The client secret was already used: each opens one session. Mint another with POST /v1/realtime/client_secrets.'
+        : 'The client secret has expired. Mint another with POST /v1/realtime/client_secrets.';
+    return {
+      outcome: { kind: 'failed', problem: new ProblemException('unauthorized', detail) },
+      config: null,
+    };
+  }
+
+  /**
+   * The session the secret opens, checked as `session.update` and the open of a session check it (the tier must
+   * stream, the language and the saved vocabulary as for uploads), so a secret never opens a refused session.
+   */
+  private async sessionConfig(workspaceId: string, session: unknown): Promise<SessionConfig> {
+    try {
+      const config =
+        session === undefined
+          ? initialSessionConfig(DEFAULT_MODEL)
+          : applySessionUpdate(initialSessionConfig(DEFAULT_MODEL), session);
+      this.sessions.assertStreams(config.tier, 'session.audio.input.transcription.model');
+      await this.sessions.resolveVocabulary(workspaceId, config);
+      return config;
+    } catch (error) {
+      if (!(error instanceof RealtimeRequestError)) throw error;
+      throw ProblemException.field(error.param ?? 'session', error.message);
+    }
+  }
+}
+
+interface RealtimeClientSecretRow {
+  id: string;
+  workspace_id: string;
+  user_id: string | null;
+  session: SessionConfig;
+}
+
+function parseExpiresAfter(value: unknown): number {
+  if (value === undefined || value === null) return CLIENT_SECRET_DEFAULT_SECONDS;
+  if (!isRecord(value)) throw ProblemException.field('expires_after', 'expires_after must be an object.');
+  if (value.anchor !== undefined && value.anchor !== 'created_at') {
+    throw ProblemException.field('expires_after.anchor', 'expires_after.anchor must be "created_at".');
+  }
+  const seconds = value.seconds ?? CLIENT_SECRET_DEFAULT_SECONDS;
+  if (
+    typeof seconds !== 'number' ||
+    !Number.isInteger(seconds) ||
+    seconds < CLIENT_SECRET_MIN_SECONDS ||
+    seconds > CLIENT_SECRET_MAX_SECONDS
+  ) {
+    throw ProblemException.field(
+      'expires_after.seconds',
+      `expires_after.seconds must be a whole number from ${CLIENT_SECRET_MIN_SECONDS} to ${CLIENT_SECRET_MAX_SECONDS}.`,
+    );
+  }
+  return seconds;
+}
+
+/** session.created's session object before the session exists: no id, no transcription yet. */
+function boundSession(config: SessionConfig): object {
+  const {
+    id: _id,
+    transcription_id: _transcriptionId,
+    ...session
+  } = describeSession(config, '', '') as Record<string, unknown>;
+  return session;
+}
