@@ -6,6 +6,7 @@ import { VocabulariesModule } from '../vocabularies/vocabularies.module';
 import { WebhookEventsModule } from '../webhooks/events/webhook-events.module';
 import { IdempotencyRecord } from './idempotency-record.entity';
 import { IdempotencyService } from './idempotency.service';
+import { UploadIdempotency } from './idempotent-upload';
 import { TierLanguagePolicy } from './tier-language.policy';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { TranscriptionJobService } from './transcription-job.service';
@@ -16,6 +17,7 @@ import { AudioRedactionService } from './audio/audio-redaction.service';
 import { TranscriptionAudioService } from './audio/transcription-audio.service';
 import { TranscriptionsController } from './transcriptions.controller';
 import { TranscriptionsService } from './transcriptions.service';
+import { TranscriptionCreator } from './upload/transcription-creator';
 import { TranscriptionUploadService } from './upload/transcription-upload.service';
 
 @Module({
@@ -31,7 +33,9 @@ import { TranscriptionUploadService } from './upload/transcription-upload.servic
     TranscriptionsService,
     TierLanguagePolicy,
     TranscriptionUploadService,
+    TranscriptionCreator,
     IdempotencyService,
+    UploadIdempotency,
     TranscriptionQueue,
     TranscriptionEventsService,
     TranscriptionJobService,
