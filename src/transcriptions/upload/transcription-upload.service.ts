@@ -128,17 +128,9 @@ export class TranscriptionUploadService {
     const { options, asked } = route.readFields(body.fields);
     const source = audioSource(body, route.acceptsAudioUrl);
     const fingerprint = uploadFingerprint(route.name, body, source);
+    const earlier = await key.earlierAnswer(fingerprint, route.keylessRepeat);
     const reply =
-      (await key.earlierAnswer(fingerprint, route.keylessRepeat)) ??
-      (await this.startJob(
-        principal,
-        route,
-        key,
-        fingerprint,
-        await this.audioFile(source, files),
-        options,
-        files,
-      ));
+      earlier ?? (await this.startJob(principal, route, key, fingerprint, source, options, files));
     return { transcriptionId: admittedTranscriptionId(reply), reply, asked };
   }
 
@@ -157,28 +149,35 @@ export class TranscriptionUploadService {
     if (!key.repeatsAnAdmission && !mayAttach) await this.billing.precheck(principal.workspaceId);
   }
 
-  /** The uploaded file, or the audio fetched from `audio_url` (docs/decisions.md, "Transcribing from a URL"). */
+  /**
+   * The uploaded file (already in `files`), or the audio fetched from `audio_url` (docs/decisions.md,
+   * "Transcribing from a URL"), handed to `files` like the uploaded one.
+   */
   private async audioFile(source: AudioSource, files: TemporaryFiles): Promise<StoredUpload> {
-    const file =
-      source.kind === 'file'
-        ? source.file
-        : await fetchAudioUrl(source.url, this.storage, this.outboundUrls, {
+    return source.kind === 'file'
+      ? source.file
+      : files.track(
+          await fetchAudioUrl(source.url, this.storage, this.outboundUrls, {
             maxBytes: Math.min(this.config.URL_FETCH_MAX_BYTES, MAX_UPLOAD_BYTES),
             timeoutMs: this.config.URL_FETCH_TIMEOUT_MS,
-          });
-    return files.track(file);
+          }),
+        );
   }
 
-  /** Probe, then the job: the billing gate and the insert commit with the key's answer, or neither does. */
+  /**
+   * The audio, its probe, then the job: the billing gate and the insert commit with the key's answer, or
+   * neither does; once committed, the job owns the stored file.
+   */
   private async startJob(
     principal: Principal,
     route: UploadRoute<unknown>,
     key: IdempotentUpload,
     fingerprint: string,
-    file: StoredUpload,
+    source: AudioSource,
     options: UploadOptions,
     files: TemporaryFiles,
   ): Promise<StoredResponse> {
+    const file = await this.audioFile(source, files);
     const upload = await this.inspect(file, options);
     route.checkDuration(upload.durationSeconds);
     const settings = await this.creator.settle(principal, options);
