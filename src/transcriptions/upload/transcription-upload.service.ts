@@ -72,9 +72,9 @@ const NATIVE_ROUTE: UploadRoute<null> = {
 /**
  * The intake of an upload, one step after the other (docs/decisions.md, "Upload path"): the principal comes
  * authenticated; the head's limits; the Idempotency-Key and the billing pre-check, before a byte of the body
- * is read (docs/decisions.md, "Refusing an upload before its body"); the fields; the file or the URL's audio;
- * the key's earlier answer, if this request repeats one; the probe; the billing gate and the insert, which
- * commit with the key's answer. Whatever refuses the request releases the key (UploadIdempotency.run); the
+ * is read (docs/decisions.md, "Refusing an upload before its body"); the body; the file or URL it names; the
+ * key's earlier answer, if this request repeats one; the fields; the URL's audio; the probe; the billing gate
+ * and the insert, which commit with the key's answer. Whatever refuses the request releases the key (UploadIdempotency.run); the
  * upload's files are removed in one place (TemporaryFiles) unless the job took them.
  */
 @Injectable()
@@ -124,11 +124,11 @@ export class TranscriptionUploadService {
     files: TemporaryFiles,
   ): Promise<Admission<Asked>> {
     const body = await readUploadBody(request, this.storage, files, route.acceptsAudioUrl);
-    // Fields are read before a URL is fetched, so a bad model or language costs no download.
-    const { options, asked } = route.readFields(body.fields);
     const source = audioSource(body, route.acceptsAudioUrl);
     const fingerprint = uploadFingerprint(route.name, body, source);
     const earlier = await key.earlierAnswer(fingerprint, route.keylessRepeat);
+    // Fields are read before a URL is fetched, so a bad model or language costs no download.
+    const { options, asked } = route.readFields(body.fields);
     const reply =
       earlier ?? (await this.startJob(principal, route, key, fingerprint, source, options, files));
     return { transcriptionId: admittedTranscriptionId(reply), reply, asked };
