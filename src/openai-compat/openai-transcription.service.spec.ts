@@ -10,7 +10,7 @@ import type { Transcription, TranscriptionStatus } from '../transcriptions/trans
 import type { TranscriptionsService } from '../transcriptions/transcriptions.service';
 import type {
   TranscriptionUploadService,
-  UploadForm,
+  UploadRoute,
 } from '../transcriptions/upload/transcription-upload.service';
 import { OpenAiApiError } from './openai-error';
 import { OpenAiTranscriptionService } from './openai-transcription.service';
@@ -23,10 +23,14 @@ function harness() {
   let listener: ((frame: TranscriptionStateFrame) => void) | null = null;
   const unsubscribed = jest.fn();
   const uploads = {
-    acceptForm: async (_principal: Principal, _request: Request, form: UploadForm) => {
-      form.readOptions({ model: 'whisper-1' });
-      form.checkDuration(3);
-      return { transcriptionId: JOB_ID, attached: false };
+    admit: async <Asked>(_principal: Principal, _request: Request, route: UploadRoute<Asked>) => {
+      const { asked } = route.readFields({ model: 'whisper-1' });
+      route.checkDuration(3);
+      return {
+        transcriptionId: JOB_ID,
+        reply: { status: 202, contentType: 'application/json', body: '' },
+        asked,
+      };
     },
   } as unknown as TranscriptionUploadService;
   const transcriptions = {

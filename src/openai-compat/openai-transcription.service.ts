@@ -5,9 +5,12 @@ import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
 import { TranscriptionEventsService } from '../transcriptions/transcription-events.service';
-import type { Transcription, TranscriptionStatus } from '../transcriptions/transcription.entity';
+import type { Transcription } from '../transcriptions/transcription.entity';
 import { TranscriptionsService } from '../transcriptions/transcriptions.service';
-import { TranscriptionUploadService } from '../transcriptions/upload/transcription-upload.service';
+import {
+  TranscriptionUploadService,
+  type UploadRoute,
+} from '../transcriptions/upload/transcription-upload.service';
 import { jobError, OpenAiApiError, toOpenAiError } from './openai-error';
 import { formatVerboseJson } from './openai-response.formatter';
 import {
@@ -15,6 +18,7 @@ import {
   readOpenAiTranscriptionRequest,
 } from './openai-transcription-request';
 import type { Schema } from '../openapi/contract-types';
+import { isTerminal } from '../transcriptions/transcription-state';
 
 export interface OpenAiAnswer {
   contentType: string;
@@ -30,7 +34,6 @@ const STATE_RECHECK_MS = 5_000;
 /** On shutdown, time left before the grace deadline to write the 503 while the server still answers. */
 const SHUTDOWN_ANSWER_MARGIN_MS = 1_000;
 
-const isTerminal = (status: TranscriptionStatus): boolean => status === 'completed' || status === 'failed';
 
 /**
  * POST /v1/audio/transcriptions: the normal upload (same billing, limits, tiers; the job is listed in
@@ -51,24 +54,26 @@ export class OpenAiTranscriptionService {
     private readonly shutdown: ShutdownCoordinator,
   ) {}
 
+  /** The shared intake, as this route reads it: multipart only, its own fields, and retries attached. */
+  private readonly route: UploadRoute<OpenAiTranscriptionRequest> = {
+    name: 'POST /v1/audio/transcriptions',
+    acceptsAudioUrl: false,
+    keylessRepeat: 'attach-while-open',
+    isRetry: (request) => Number(request.headers['x-stainless-retry-count']) > 0,
+    readFields: (fields) => {
+      const asked = readOpenAiTranscriptionRequest(fields);
+      return { options: asked.options, asked };
+    },
+    checkDuration: (seconds) => this.checkDuration(seconds),
+  };
+
   /** `closed` aborts when the client goes away; then null is returned and nothing is to be sent. */
   async transcribe(
     principal: Principal,
     request: Request,
     closed: AbortSignal,
   ): Promise<OpenAiAnswer | null> {
-    let asked: OpenAiTranscriptionRequest | null = null;
-    const { transcriptionId: jobId } = await this.uploads.acceptForm(principal, request, {
-      route: 'POST /v1/audio/transcriptions',
-      attachIdenticalWhileOpen: true,
-      isRetry: Number(request.headers['x-stainless-retry-count']) > 0,
-      readOptions: (fields) => {
-        asked = readOpenAiTranscriptionRequest(fields);
-        return asked.options;
-      },
-      checkDuration: (seconds) => this.checkDuration(seconds),
-    });
-    if (!asked) throw new Error('the job was created without its OpenAI request');
+    const { transcriptionId: jobId, asked } = await this.uploads.admit(principal, request, this.route);
     try {
       const outcome = await this.waitForEnd(principal.workspaceId, jobId, closed);
       if (outcome === 'disconnected') return null;

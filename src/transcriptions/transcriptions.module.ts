@@ -9,6 +9,7 @@ import { VocabulariesModule } from '../vocabularies/vocabularies.module';
 import { WebhookEventsModule } from '../webhooks/events/webhook-events.module';
 import { IdempotencyRecord } from './idempotency-record.entity';
 import { IdempotencyService } from './idempotency.service';
+import { UploadIdempotency } from './idempotent-upload';
 import { TierLanguagePolicy } from './tier-language.policy';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { TranscriptionAttemptRunner } from './transcription-attempt-runner.service';
@@ -21,6 +22,7 @@ import { AudioRedactionService } from './audio/audio-redaction.service';
 import { TranscriptionAudioService } from './audio/transcription-audio.service';
 import { TranscriptionsController } from './transcriptions.controller';
 import { TranscriptionsService } from './transcriptions.service';
+import { TranscriptionCreator } from './upload/transcription-creator';
 import { TranscriptionUploadService } from './upload/transcription-upload.service';
 
 @Module({
@@ -42,7 +44,9 @@ import { TranscriptionUploadService } from './upload/transcription-upload.servic
     TranscriptionsService,
     TierLanguagePolicy,
     TranscriptionUploadService,
+    TranscriptionCreator,
     IdempotencyService,
+    UploadIdempotency,
     TranscriptionDispatcher,
     TranscriptionEventsService,
     TranscriptionLifecycle,

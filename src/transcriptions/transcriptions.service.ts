@@ -1,28 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import type { Principal } from '../common/principal/principal';
+import { DataSource } from 'typeorm';
 import { TranscriptionBilling } from '../billing/transcription-billing.service';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
-import { EngineTiers } from '../engine/tiers/engine-tiers';
 import { FileStorage } from '../storage/file-storage';
-import { VocabulariesService } from '../vocabularies/vocabularies.service';
 import { EXPORT_FORMATS, isExportFormat, type RenderedExport } from './export/export.types';
 import { parseExportOptions } from './export/export-options';
 import { renderExport } from './export/render-export';
 import type { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
 import { findOccurrences, searchTokens, type TranscriptOccurrence } from './transcript-search';
-import { TierLanguagePolicy } from './tier-language.policy';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { TranscriptionDispatcher } from './transcription-dispatcher.service';
 import { keepListPosition } from './transcription-list-cursor';
 import { isOpen } from './transcription-state';
 import { Transcription } from './transcription.entity';
 import { TranscriptionRepository } from './transcription.repository';
-import type { StoredUpload } from './upload/multipart-upload';
-import { combineVocabulary, type UploadOptions } from './upload/upload-options';
-import { currentRequestId } from '../common/logging/request-id';
 import { checkSpeakerNames } from './speaker-names';
 
 export interface TranscriptionPage {
@@ -37,80 +30,12 @@ export class TranscriptionsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly transcriptions: TranscriptionRepository,
-    private readonly vocabularies: VocabulariesService,
     private readonly queue: TranscriptionDispatcher,
     private readonly events: TranscriptionEventsService,
     private readonly storage: FileStorage,
     private readonly config: AppConfig,
-    private readonly languagePolicy: TierLanguagePolicy,
     private readonly billing: TranscriptionBilling,
-    private readonly engineTiers: EngineTiers,
   ) {}
-
-  /**
-   * Creates the job: the billing gate and the reservation of a free transcription happen under a lock of
-   * the workspace row, in the same transaction as the insert, so concurrent uploads cannot overspend.
-   * `alongside` runs in that transaction after the insert (the upload completes its Idempotency-Key there),
-   * so what it writes commits with the job or not at all.
-   */
-  async create(
-    principal: Principal,
-    upload: StoredUpload & { mimeType: string; durationSeconds: number | null; channels: number | null },
-    options: UploadOptions,
-    alongside?: (tx: EntityManager, created: Transcription) => Promise<void>,
-  ): Promise<Transcription> {
-    // Before anything is looked up or reserved: a job the tier cannot serve never exists.
-    this.languagePolicy.assertServes(options.model, options.language);
-    const saved = options.vocabularyId
-      ? await this.vocabularies.find(principal.workspaceId, options.vocabularyId)
-      : null;
-    if (options.vocabularyId && !saved) {
-      throw ProblemException.field(
-        'vocabulary_id',
-        'vocabulary_id does not name a vocabulary of this workspace',
-      );
-    }
-    const vocabulary = combineVocabulary(saved?.words ?? [], options.inlineVocabulary);
-    const transcription = await this.dataSource.transaction(async (tx) => {
-      const { usesFree, estimateMicro } = await this.billing.reserve(tx, principal.workspaceId, {
-        model: options.model,
-        durationSeconds: upload.durationSeconds,
-        channels: upload.channels,
-      });
-      const created = await tx.getRepository(Transcription).save(
-        tx.getRepository(Transcription).create({
-          workspaceId: principal.workspaceId,
-          userId: principal.userId,
-          model: options.model,
-          status: 'queued',
-          progress: 0,
-          originalFileName: upload.originalFileName,
-          fileSize: upload.size,
-          mimeType: upload.mimeType,
-          // Known from the upload probe; the engine's decoded duration replaces it at completion.
-          duration: upload.durationSeconds,
-          storageKey: upload.storageKey,
-          language: options.language === 'auto' ? null : options.language,
-          vocabulary,
-          prompt: options.prompt,
-          speakerHints: options.speakers,
-          metadata: options.metadata,
-          textOptions: {
-            ...options.text,
-            formatNumbers: options.text.formatNumbers ?? this.engineTiers.spellsNumbersOut(options.model),
-          },
-          channels: upload.channels,
-          usesFreeTranscription: usesFree,
-          estimatedCostMicro: estimateMicro,
-          requestId: currentRequestId(),
-        }),
-      );
-      await alongside?.(tx, created);
-      return created;
-    });
-    await this.queue.dispatchOrDefer(transcription.workspaceId);
-    return transcription;
-  }
 
   async get(workspaceId: string, id: string): Promise<Transcription> {
     const transcription = await this.transcriptions.findInWorkspace(workspaceId, id);

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import {
   request as httpRequest,
   type ClientRequest,
@@ -7,8 +6,7 @@ import {
   type RequestOptions,
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { isPublicAddress } from './webhook-target-policy';
+import { publicOnlyLookup } from '../outbound-url/public-only-lookup';
 import type { AttemptResult } from './webhook-retry-policy';
 
 export interface WebhookPost {
@@ -18,29 +16,6 @@ export interface WebhookPost {
   timeoutMs: number;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: skip the address check on the resolved addresses. */
   allowPrivateTargets: boolean;
-}
-
-/**
- * Resolves like dns.lookup but refuses non-public addresses, so the address connected to is the address
- * checked (a DNS answer that changes between the policy check and the connection cannot slip through).
- */
-export function publicOnlyLookup(): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      const blocked = addresses.find((entry) => !isPublicAddress(entry.address));
-      if (blocked || addresses.length === 0) {
-        const refused = Object.assign(
-          // The address is not named: a refusal reaches the caller (audio_url 422, the delivery log).
-          new Error(`${hostname} ${blocked ? 'is not a public address' : 'resolves to nothing'}`),
-          { code: 'ENONPUBLIC' },
-        );
-        return callback(refused, '', 0);
-      }
-      if (options.all) return callback(null, addresses);
-      return callback(null, addresses[0].address, addresses[0].family);
-    });
-  };
 }
 
 /** getaddrinfo's answers when a name does not resolve now (it may later): retried like any transient error. */

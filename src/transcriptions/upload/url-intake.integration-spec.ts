@@ -1,8 +1,7 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AppConfig } from '../../config/app-config';
 import type { FileStorage } from '../../storage/file-storage';
-import { WebhookTargetPolicy } from '../../webhooks/webhook-target-policy';
+import { OutboundUrlPolicy } from '../../outbound-url/outbound-url-policy';
 import { fetchAudioUrl } from './url-intake';
 
 /**
@@ -13,7 +12,7 @@ import { fetchAudioUrl } from './url-intake';
 describe('fetchAudioUrl: every redirect target is checked again', () => {
   let server: Server;
   let first: string;
-  const strict = new WebhookTargetPolicy({ WEBHOOK_ALLOW_PRIVATE_TARGETS: false } as AppConfig);
+  const strict = new OutboundUrlPolicy({ allowPrivateTargets: false });
   let redirectTo = '';
 
   beforeAll(async () => {
@@ -24,13 +23,13 @@ describe('fetchAudioUrl: every redirect target is checked again', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   const policy = {
+    allowPrivateTargets: false,
     checkUrl: (url: string) => (url === first ? { allowed: true as const } : strict.checkUrl(url)),
-  } as WebhookTargetPolicy;
+  } as OutboundUrlPolicy;
   const fetchFirst = () =>
     fetchAudioUrl(first, {} as FileStorage, policy, {
       maxBytes: 1_000_000,
       timeoutMs: 5_000,
-      allowPrivateTargets: false,
     });
 
   it.each([
