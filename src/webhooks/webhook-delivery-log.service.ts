@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ProblemException } from '../common/problem/problem.exception';
 import type { OutboxEvent } from './outbox-event.entity';
-import { WebhookDelivery, WebhookDeliveryAttempt, WebhookDeliveryStatus } from './webhook-delivery.entity';
+import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookDeliveryQueue } from './webhook-delivery-queue.service';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
