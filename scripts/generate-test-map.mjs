@@ -37,7 +37,12 @@ function httpOperations() {
     for (const [method, operation] of Object.entries(item)) {
       if (!HTTP_METHODS.includes(method) || !operation?.operationId) continue;
       const pattern = new RegExp(
-        '^' + path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+') + '$',
+        '^' +
+          path
+            .split(/\{[^}]+\}/)
+            .map(escapeRegExp)
+            .join('[^/]+') +
+          '$',
       );
       routes.push({
         operationId: operation.operationId,
@@ -82,7 +87,9 @@ function loadFile(path) {
     if (ts.isClassDeclaration(node) && node.name) {
       classes.set(
         node.name.text,
-        node.members.filter((member) => ts.isMethodDeclaration(member) || ts.isConstructorDeclaration(member)),
+        node.members.filter(
+          (member) => ts.isMethodDeclaration(member) || ts.isConstructorDeclaration(member),
+        ),
       );
     }
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
@@ -113,7 +120,12 @@ function functionName(node) {
   ) {
     return node.parent.name.text;
   }
-  if (ts.isMethodDeclaration(node) && node.name && ts.isIdentifier(node.name) && ts.isClassDeclaration(node.parent)) {
+  if (
+    ts.isMethodDeclaration(node) &&
+    node.name &&
+    ts.isIdentifier(node.name) &&
+    ts.isClassDeclaration(node.parent)
+  ) {
     return `${node.parent.name?.text}.${node.name.text}`;
   }
   return undefined;
@@ -131,8 +143,13 @@ const isFunctionLike = (node) =>
 
 function resolveValues(expression, depth = 0) {
   if (!expression || depth > 8) return [];
-  if (ts.isStringLiteral(expression) || ts.isNoSubstitutionTemplateLiteral(expression)) return [expression.text];
-  if (ts.isParenthesizedExpression(expression) || ts.isAsExpression(expression) || ts.isNonNullExpression(expression))
+  if (ts.isStringLiteral(expression) || ts.isNoSubstitutionTemplateLiteral(expression))
+    return [expression.text];
+  if (
+    ts.isParenthesizedExpression(expression) ||
+    ts.isAsExpression(expression) ||
+    ts.isNonNullExpression(expression)
+  )
     return resolveValues(expression.expression, depth + 1);
   if (ts.isTemplateExpression(expression)) {
     let texts = [expression.head.text];
@@ -149,7 +166,10 @@ function resolveValues(expression, depth = 0) {
     return left.flatMap((a) => right.map((b) => a + b));
   }
   if (ts.isConditionalExpression(expression))
-    return [...resolveValues(expression.whenTrue, depth + 1), ...resolveValues(expression.whenFalse, depth + 1)];
+    return [
+      ...resolveValues(expression.whenTrue, depth + 1),
+      ...resolveValues(expression.whenFalse, depth + 1),
+    ];
   if (ts.isIdentifier(expression)) return resolveIdentifier(expression, depth);
   return [];
 }
@@ -175,7 +195,8 @@ function resolveIdentifier(identifier, depth) {
       const list = arrayElements(scope.expression, depth);
       return list.flatMap((element) => resolveValues(element, depth + 1));
     }
-    const statements = ts.isBlock(scope) || ts.isSourceFile(scope) || ts.isModuleBlock(scope) ? scope.statements : [];
+    const statements =
+      ts.isBlock(scope) || ts.isSourceFile(scope) || ts.isModuleBlock(scope) ? scope.statements : [];
     for (const statement of statements) {
       if (!ts.isVariableStatement(statement)) continue;
       for (const declaration of statement.declarationList.declarations) {
@@ -203,7 +224,11 @@ function arrayElements(expression, depth) {
       for (const statement of statements) {
         if (!ts.isVariableStatement(statement)) continue;
         for (const declaration of statement.declarationList.declarations) {
-          if (ts.isIdentifier(declaration.name) && declaration.name.text === expression.text && declaration.initializer)
+          if (
+            ts.isIdentifier(declaration.name) &&
+            declaration.name.text === expression.text &&
+            declaration.initializer
+          )
             return arrayElements(declaration.initializer, depth + 1);
         }
       }
@@ -231,14 +256,22 @@ function directEvidence(node) {
         : undefined;
     if (calleeName === 'expectMatchesSpec' && second) push('checks', { api: 'http' }, second);
     else if (calleeName === 'expectWebhookMatchesSpec' && second) push('checks', { api: 'webhook' }, second);
-    else if (ts.isPropertyAccessExpression(callee) && HTTP_METHODS.includes(calleeName.toLowerCase()) && first) {
+    else if (
+      ts.isPropertyAccessExpression(callee) &&
+      HTTP_METHODS.includes(calleeName.toLowerCase()) &&
+      first
+    ) {
       if (!ts.isObjectLiteralExpression(first)) push('request', { method: calleeName.toUpperCase() }, first);
       else requestOptions(first, push);
     } else if (calleeName === 'fetch' && first) {
       const method = second && ts.isObjectLiteralExpression(second) ? property(second, 'method') : undefined;
       const methods = method ? resolveValues(method).filter((m) => typeof m === 'string') : ['GET'];
       for (const m of methods) push('request', { method: m.toUpperCase() }, first);
-    } else if (/^(request|httpRequest|httpsRequest)$/.test(calleeName ?? '') && first && ts.isObjectLiteralExpression(first)) {
+    } else if (
+      /^(request|httpRequest|httpsRequest)$/.test(calleeName ?? '') &&
+      first &&
+      ts.isObjectLiteralExpression(first)
+    ) {
       requestOptions(first, push);
     }
   }
@@ -324,7 +357,8 @@ class Project {
         for (const item of this.summary(calleeFile, callee)) {
           if (typeof item.value === 'string') found.push(item);
           else if (item.value.owner === callee) {
-            for (const value of resolveValues(node.arguments?.[item.value.param])) found.push({ ...item, value, node });
+            for (const value of resolveValues(node.arguments?.[item.value.param]))
+              found.push({ ...item, value, node });
           }
         }
       }
@@ -395,7 +429,11 @@ function build() {
           add(requested, route.operationId, spec);
           if (route.operationId === 'openRealtimeSession') opensRealtime = true;
         } else if (route === null) {
-          add(unmatched, `${item.method} ${item.value.slice(item.value.indexOf('/v1/')).replaceAll(ANY, '{…}')}`, spec);
+          add(
+            unmatched,
+            `${item.method} ${item.value.slice(item.value.indexOf('/v1/')).replaceAll(ANY, '{…}')}`,
+            spec,
+          );
         }
       } else if (item.api === 'http') {
         if (knownIds.has(item.value)) add(checked, item.value, spec);
@@ -416,13 +454,26 @@ function build() {
       visit(file.source);
     }
   }
-  return { routes, webhooks, messages, requested, checked, unmatched, realtime, unknownChecks, specCount: specs.length };
+  return {
+    routes,
+    webhooks,
+    messages,
+    requested,
+    checked,
+    unmatched,
+    realtime,
+    unknownChecks,
+    specCount: specs.length,
+  };
 }
 
 function render(map) {
   const link = (spec) => `[${spec.replace('test/e2e/', '').replace('.e2e-spec.ts', '')}](../${spec})`;
   const cell = (operationId) => {
-    const specs = new Set([...(map.requested.get(operationId) ?? []), ...(map.checked.get(operationId) ?? [])]);
+    const specs = new Set([
+      ...(map.requested.get(operationId) ?? []),
+      ...(map.checked.get(operationId) ?? []),
+    ]);
     return [...specs]
       .sort()
       .map((spec) => (map.checked.get(operationId)?.has(spec) ? `${link(spec)} ✓` : link(spec)))
@@ -441,7 +492,7 @@ function render(map) {
     "operation's documented responses (`expectMatchesSpec`, `expectWebhookMatchesSpec`).",
     '',
     '**How it is built.** `scripts/generate-test-map.mjs` reads the syntax tree of each e2e spec (TypeScript',
-    "compiler API, no test run), so a path in a comment, a test title or a log line does not count. What counts:",
+    'compiler API, no test run), so a path in a comment, a test title or a log line does not count. What counts:',
     '',
     '- a request whose method and path match the operation: supertest `.get(path)`, `.post(path)`, …, the typed',
     "  client's `.GET(path)`, …, `fetch(url, { method })`, `http.request({ method, path })`, and",
@@ -451,7 +502,7 @@ function render(map) {
     '',
     'Paths and operation ids are followed through constants, template literals, `for … of` over array literals and',
     'the parameters of named functions, so a helper (in the spec or in [test/support](../test/support)) that',
-    "requests its `path` argument counts at each call site with the path given there. A realtime message counts for",
+    'requests its `path` argument counts at each call site with the path given there. A realtime message counts for',
     'a spec that opens `/v1/realtime` and names the message type as a string. Loops over the whole document',
     "(routes.e2e-spec's unauthenticated sweep, the contract runner) name no operation and are not counted, nor are",
     "the README's curl examples (readme.e2e-spec).",
@@ -469,7 +520,13 @@ function render(map) {
     if (!specs) missing.push(`${route.operationId} (${route.method} ${route.path})`);
     lines.push(`| \`${route.operationId}\` | \`${route.method} ${route.path}\` | ${specs || '**none**'} |`);
   }
-  lines.push('', '## Webhook deliveries (openapi.yaml `webhooks`)', '', '| operationId | Event | e2e specs |', '| --- | --- | --- |');
+  lines.push(
+    '',
+    '## Webhook deliveries (openapi.yaml `webhooks`)',
+    '',
+    '| operationId | Event | e2e specs |',
+    '| --- | --- | --- |',
+  );
   for (const webhook of map.webhooks) {
     const specs = cell(webhook.operationId);
     if (!specs) missing.push(`${webhook.operationId} (webhook ${webhook.event})`);
@@ -485,7 +542,9 @@ function render(map) {
   for (const message of map.messages) {
     const specs = [...(map.realtime.get(message.type) ?? [])].sort();
     if (specs.length === 0) missing.push(`${message.operation} ${message.name} (realtime ${message.type})`);
-    const linked = specs.map((spec) => `[${spec.replace('test/e2e/', '').replace('.e2e-spec.ts', '')}](../${spec})`);
+    const linked = specs.map(
+      (spec) => `[${spec.replace('test/e2e/', '').replace('.e2e-spec.ts', '')}](../${spec})`,
+    );
     lines.push(
       `| \`${message.operation}\` (${message.action}) | \`${message.name}\` | \`${message.type}\` | ${linked.join(', ') || '**none**'} |`,
     );
@@ -501,7 +560,12 @@ function render(map) {
   const unmatched = [...map.unmatched.entries()].sort(([a], [b]) => a.localeCompare(b));
   if (unmatched.length === 0) lines.push('None.');
   for (const [request, specs] of unmatched) {
-    lines.push(`- \`${request}\`: ${[...specs].sort().map((s) => s.replace('test/e2e/', '')).join(', ')}`);
+    lines.push(
+      `- \`${request}\`: ${[...specs]
+        .sort()
+        .map((s) => s.replace('test/e2e/', ''))
+        .join(', ')}`,
+    );
   }
   lines.push('');
   return { text: lines.join('\n'), missing };

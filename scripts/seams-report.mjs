@@ -16,7 +16,9 @@ const OPEN_STATES = ['queued', 'processing'];
 const APP_CONFIG = join(SRC, 'config', 'app-config.ts');
 
 const args = process.argv.slice(2);
-const registryPaths = args.flatMap((arg, i) => (arg === '--registry' ? [resolvePath(ROOT, args[i + 1])] : []));
+const registryPaths = args.flatMap((arg, i) =>
+  arg === '--registry' ? [resolvePath(ROOT, args[i + 1])] : [],
+);
 const asJson = args.includes('--json');
 
 function walk(directory) {
@@ -82,7 +84,10 @@ function openStateRule() {
           if (kind === ts.SyntaxKind.BarBarToken) {
             collect(expression.left);
             collect(expression.right);
-          } else if (kind === ts.SyntaxKind.EqualsEqualsEqualsToken || kind === ts.SyntaxKind.EqualsEqualsToken) {
+          } else if (
+            kind === ts.SyntaxKind.EqualsEqualsEqualsToken ||
+            kind === ts.SyntaxKind.EqualsEqualsToken
+          ) {
             for (const side of [expression.left, expression.right]) {
               const text = stringText(side);
               if (text) compared.add(text);
@@ -103,14 +108,16 @@ function openStateRule() {
 // (`{ pocketsphinx: …, 'whisper-cpp': … }`). A descriptor's own `kind: 'whisper-cpp'` is not a branch.
 function engineKindSwitches() {
   const found = [];
-  const inRegistry = (path) => registryPaths.some((registry) => path === registry || path.startsWith(registry + sep));
+  const inRegistry = (path) =>
+    registryPaths.some((registry) => path === registry || path.startsWith(registry + sep));
   for (const path of sources) {
     if (inRegistry(path)) continue;
     const source = parse(path);
     visitAll(source, (node) => {
       if (ts.isCaseClause(node)) {
         const text = stringText(node.expression);
-        if (ENGINE_KINDS.includes(text)) found.push({ file: rel(path), line: lineOf(source, node), form: `case '${text}'` });
+        if (ENGINE_KINDS.includes(text))
+          found.push({ file: rel(path), line: lineOf(source, node), form: `case '${text}'` });
       } else if (ts.isBinaryExpression(node)) {
         const kind = node.operatorToken.kind;
         if (
@@ -131,7 +138,9 @@ function engineKindSwitches() {
         }
       } else if (ts.isObjectLiteralExpression(node)) {
         const keys = node.properties
-          .map((p) => (p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? p.name.text : undefined))
+          .map((p) =>
+            p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? p.name.text : undefined,
+          )
           .filter((key) => ENGINE_KINDS.includes(key));
         if (keys.length >= 2)
           found.push({ file: rel(path), line: lineOf(source, node), form: `table {${keys.join(', ')}}` });
@@ -146,7 +155,9 @@ function moduleSpecifiers(source) {
   const specifiers = [];
   visitAll(source, (node) => {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
-      const typeOnly = ts.isImportDeclaration(node) ? Boolean(node.importClause?.isTypeOnly) : node.isTypeOnly;
+      const typeOnly = ts.isImportDeclaration(node)
+        ? Boolean(node.importClause?.isTypeOnly)
+        : node.isTypeOnly;
       specifiers.push({ text: node.moduleSpecifier.text, typeOnly });
     } else if (
       ts.isCallExpression(node) &&
@@ -255,7 +266,9 @@ function largestFiles(count) {
 
 function appConfigImporters() {
   const importing = (paths) =>
-    paths.filter((path) => moduleSpecifiers(parse(path)).some(({ text }) => resolveImport(path, text) === APP_CONFIG));
+    paths.filter((path) =>
+      moduleSpecifiers(parse(path)).some(({ text }) => resolveImport(path, text) === APP_CONFIG),
+    );
   const tests = [...walk(join(ROOT, 'test')), ...allSources.filter(isTest)];
   const configLines = (() => {
     try {
@@ -308,7 +321,9 @@ if (asJson) {
   out.push(`Seams report (src/, ${sources.length} source files, tests excluded)`);
   out.push('');
   const open = report.openStateRule;
-  out.push(`1. Open-state rule ("queued or processing") written out: ${open.length} in ${fileCount(open)} files`);
+  out.push(
+    `1. Open-state rule ("queued or processing") written out: ${open.length} in ${fileCount(open)} files`,
+  );
   out.push(...byFile(open));
   const switches = report.engineKindSwitches;
   out.push('');
@@ -338,7 +353,9 @@ if (asJson) {
   describePairs(pairs);
   out.push(`   Folders caught in import cycles of any length: ${cyclesText(cycles)}`);
   const engine = report.engineFolderImports;
-  out.push(`   Within src/engine, sub-folders that import each other both ways: ${engine.pairs.length} pairs`);
+  out.push(
+    `   Within src/engine, sub-folders that import each other both ways: ${engine.pairs.length} pairs`,
+  );
   describePairs(engine.pairs);
   out.push(`   Sub-folders of src/engine caught in import cycles: ${cyclesText(engine.cycles)}`);
   out.push('');
