@@ -280,6 +280,27 @@ function appConfigImporters() {
   return { src: importing(sources).map(rel), tests: importing(tests).map(rel), configLines };
 }
 
+// -- 6. Comments that point outside the code ------------------------------------------------------------------
+// "issue 12", "#12 of the issue", "SPEC …": a reader of the repository cannot follow them.
+function outsideReferences() {
+  const pattern = /\bissues?\s*#?\d+|\bSPEC\b/g;
+  const found = [];
+  for (const path of sources) {
+    const text = readFileSync(path, 'utf8');
+    const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, text);
+    for (let token = scanner.scan(); token !== ts.SyntaxKind.EndOfFileToken; token = scanner.scan()) {
+      if (token !== ts.SyntaxKind.SingleLineCommentTrivia && token !== ts.SyntaxKind.MultiLineCommentTrivia)
+        continue;
+      const comment = scanner.getTokenText();
+      for (const match of comment.matchAll(pattern)) {
+        const line = text.slice(0, scanner.getTokenStart() + match.index).split('\n').length;
+        found.push({ file: rel(path), line, form: match[0] });
+      }
+    }
+  }
+  return found;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 
 const report = {
@@ -289,6 +310,7 @@ const report = {
   engineFolderImports: folderImports(join(SRC, 'engine')),
   largestFiles: largestFiles(15),
   appConfig: appConfigImporters(),
+  outsideReferences: outsideReferences(),
 };
 
 if (asJson) {
@@ -366,6 +388,11 @@ if (asJson) {
   out.push(
     `5. Files importing src/config/app-config${configLines ? ` (${configLines} lines)` : ' (file gone)'}: ` +
       `${src.length} in src/ (${tests.length} tests besides)`,
+  );
+  const references = report.outsideReferences;
+  out.push('');
+  out.push(
+    `6. Comments citing an issue number or a SPEC: ${references.length} in ${fileCount(references)} files`,
   );
   console.log(out.join('\n'));
 }
