@@ -10,7 +10,8 @@
 //     the path must resolve to a string containing `/v1/`, and method + path must match an operation's template;
 //   - a contract check: `expectMatchesSpec(response, 'operationId')`, `expectWebhookMatchesSpec(delivery, 'event')`.
 // Arguments are resolved through constants, template literals (a `${…}` is any path segment), `for … of` over
-// array literals and the parameters of named functions: a helper `download(path)` that calls `.get(path)` counts
+// array literals (destructured rows too), `it.each` tables and the parameters of named functions: a helper
+// `download(path)` that calls `.get(path)` counts
 // at each call site with the path given there, in the spec and across test/support. Loops over the whole
 // document (routes.e2e-spec's unauthenticated sweep, the contract runner) name no operation and are not counted.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -186,7 +187,7 @@ function resolveIdentifier(identifier, depth) {
     if (isFunctionLike(scope)) {
       const index = scope.parameters.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === name);
       if (index >= 0) {
-        if (!functionName(scope)) return [];
+        if (!functionName(scope)) return eachTableColumn(scope, index, depth);
         const fallback = scope.parameters[index].initializer;
         return [{ param: index, owner: scope }, ...(fallback ? resolveValues(fallback, depth + 1) : [])];
       }
@@ -195,6 +196,9 @@ function resolveIdentifier(identifier, depth) {
       const list = arrayElements(scope.expression, depth);
       return list.flatMap((element) => resolveValues(element, depth + 1));
     }
+    // `for (const [path, operationId] of [['/v1/…', 'getX'], …])`: the same column of each row.
+    const column = ts.isForOfStatement(scope) ? destructuredIndex(scope.initializer, name) : -1;
+    if (column >= 0) return rowsColumn(arrayElements(scope.expression, depth), column, depth);
     const statements =
       ts.isBlock(scope) || ts.isSourceFile(scope) || ts.isModuleBlock(scope) ? scope.statements : [];
     for (const statement of statements) {
@@ -208,6 +212,34 @@ function resolveIdentifier(identifier, depth) {
     }
   }
   return [];
+}
+
+/** `it.each(table)('…', (a, b) => …)`: the callback's parameter `index` takes that column of every row. */
+function eachTableColumn(callback, index, depth) {
+  const call = callback.parent;
+  if (!call || !ts.isCallExpression(call) || !ts.isCallExpression(call.expression)) return [];
+  const each = call.expression;
+  if (!ts.isPropertyAccessExpression(each.expression) || each.expression.name.text !== 'each') return [];
+  const rows = arrayElements(each.arguments[0], depth);
+  return rowsColumn(rows, index, depth, true);
+}
+
+function rowsColumn(rows, column, depth, bareRowIsFirstColumn = false) {
+  return rows.flatMap((row) => {
+    const inner = ts.isAsExpression(row) ? row.expression : row;
+    if (ts.isArrayLiteralExpression(inner)) return resolveValues(inner.elements[column], depth + 1);
+    return bareRowIsFirstColumn && column === 0 ? resolveValues(inner, depth + 1) : [];
+  });
+}
+
+/** The position of `name` in `const [a, b] of …`, or -1. */
+function destructuredIndex(initializer, name) {
+  if (!initializer || !ts.isVariableDeclarationList(initializer)) return -1;
+  const pattern = initializer.declarations[0]?.name;
+  if (!pattern || !ts.isArrayBindingPattern(pattern)) return -1;
+  return pattern.elements.findIndex(
+    (element) => ts.isBindingElement(element) && ts.isIdentifier(element.name) && element.name.text === name,
+  );
 }
 
 const declares = (initializer, name) =>
@@ -246,6 +278,12 @@ function directEvidence(node) {
   const push = (kind, extra, expression) => {
     for (const value of resolveValues(expression)) found.push({ kind, ...extra, value, node });
   };
+  // A contract check whose operation cannot be read is listed in the map rather than silently dropped.
+  const pushCheck = (api, expression) => {
+    const values = resolveValues(expression);
+    if (values.length === 0) found.push({ kind: 'checks', api, value: null, unread: node.getText(), node });
+    for (const value of values) found.push({ kind: 'checks', api, value, node });
+  };
   if (ts.isCallExpression(node)) {
     const callee = node.expression;
     const [first, second] = node.arguments;
@@ -254,8 +292,8 @@ function directEvidence(node) {
       : ts.isPropertyAccessExpression(callee)
         ? callee.name.text
         : undefined;
-    if (calleeName === 'expectMatchesSpec' && second) push('checks', { api: 'http' }, second);
-    else if (calleeName === 'expectWebhookMatchesSpec' && second) push('checks', { api: 'webhook' }, second);
+    if (calleeName === 'expectMatchesSpec' && second) pushCheck('http', second);
+    else if (calleeName === 'expectWebhookMatchesSpec' && second) pushCheck('webhook', second);
     else if (
       ts.isPropertyAccessExpression(callee) &&
       HTTP_METHODS.includes(calleeName.toLowerCase()) &&
@@ -356,7 +394,7 @@ class Project {
       for (const { file: calleeFile, node: callee } of this.callees(file, node.expression)) {
         for (const item of this.summary(calleeFile, callee)) {
           if (typeof item.value === 'string') found.push(item);
-          else if (item.value.owner === callee) {
+          else if (item.value?.owner === callee) {
             for (const value of resolveValues(node.arguments?.[item.value.param]))
               found.push({ ...item, value, node });
           }
@@ -378,7 +416,11 @@ class Project {
   specEvidence(file) {
     const found = [];
     const visit = (node) => {
-      found.push(...this.evidenceAt(file, node).filter((item) => typeof item.value === 'string'));
+      found.push(
+        ...this.evidenceAt(file, node).filter(
+          (item) => typeof item.value === 'string' || (item.unread && item.node === node),
+        ),
+      );
       ts.forEachChild(node, visit);
     };
     visit(file.source);
@@ -418,12 +460,15 @@ function build() {
   const add = (map, key, spec) => map.set(key, (map.get(key) ?? new Set()).add(spec));
   const knownIds = new Set([...routes.map((r) => r.operationId), ...webhooks.map((w) => w.operationId)]);
   const unknownChecks = [];
+  const unread = new Map(); // spec → Set(call text)
   for (const path of specs) {
     const spec = relative(ROOT, path);
     const file = project.file(path);
     let opensRealtime = false;
     for (const item of project.specEvidence(file)) {
-      if (item.kind === 'request') {
+      if (item.unread) {
+        add(unread, spec, item.unread.replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/,? \)/g, ')'));
+      } else if (item.kind === 'request') {
         const route = matchRoute(routes, item.method, item.value);
         if (route) {
           add(requested, route.operationId, spec);
@@ -463,6 +508,7 @@ function build() {
     unmatched,
     realtime,
     unknownChecks,
+    unread,
     specCount: specs.length,
   };
 }
@@ -500,12 +546,12 @@ function render(map) {
     "- a contract check naming the operation: `expectMatchesSpec(response, 'operationId')`,",
     "  `expectWebhookMatchesSpec(delivery, 'event')`.",
     '',
-    'Paths and operation ids are followed through constants, template literals, `for … of` over array literals and',
-    'the parameters of named functions, so a helper (in the spec or in [test/support](../test/support)) that',
-    'requests its `path` argument counts at each call site with the path given there. A realtime message counts for',
-    'a spec that opens `/v1/realtime` and names the message type as a string. Loops over the whole document',
-    "(routes.e2e-spec's unauthenticated sweep, the contract runner) name no operation and are not counted, nor are",
-    "the README's curl examples (readme.e2e-spec).",
+    'Paths and operation ids are followed through constants, template literals, `for … of` over array literals',
+    '(destructured rows too), the rows of `it.each` tables and the parameters of named functions, so a helper (in',
+    'the spec or in [test/support](../test/support)) that requests its `path` argument counts at each call site',
+    'with the path given there. A realtime message counts for a spec that opens `/v1/realtime` and names the',
+    "message type as a string. Loops over the whole document (routes.e2e-spec's unauthenticated sweep, the",
+    "contract runner) name no operation and are not counted, nor are the README's curl examples (readme.e2e-spec).",
     '',
     `${map.specCount} e2e spec files; ${map.routes.length} routes, ${map.webhooks.length} webhooks, ` +
       `${map.messages.length} realtime messages.`,
@@ -566,6 +612,20 @@ function render(map) {
         .map((s) => s.replace('test/e2e/', ''))
         .join(', ')}`,
     );
+  }
+  lines.push(
+    '',
+    '## Contract checks whose operation the generator cannot read',
+    '',
+    'Checks whose operation id comes from data the generator does not follow (a table of cases, a loop over the',
+    'document). They are not counted above: an operation checked only this way needs a spec that names it.',
+    '',
+  );
+  const unread = [...map.unread.entries()].sort(([a], [b]) => a.localeCompare(b));
+  if (unread.length === 0) lines.push('None.');
+  for (const [spec, calls] of unread) {
+    const name = spec.replace('test/e2e/', '');
+    for (const call of [...calls].sort()) lines.push(`- ${name}: \`${call.slice(0, 110)}\``);
   }
   lines.push('');
   return { text: lines.join('\n'), missing };
