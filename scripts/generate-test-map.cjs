@@ -1,7 +1,7 @@
 // Writes docs/test-map.md: every operation of openapi.yaml (routes and webhooks) and every message of asyncapi.yaml
 // with the e2e spec files that exercise it, found by reading the specs' syntax trees (no test run).
-//   node scripts/generate-test-map.mjs           rewrite docs/test-map.md
-//   node scripts/generate-test-map.mjs --check   fail when an operation has no e2e spec or the file is stale
+//   node scripts/generate-test-map.cjs           rewrite docs/test-map.md
+//   node scripts/generate-test-map.cjs --check   fail when an operation has no e2e spec or the file is stale
 //
 // Why syntax trees and not a text search: a path in a comment, a test title or a log message is not a request.
 // Only these count, in test/e2e/*.e2e-spec.ts and in the test/support helpers they call:
@@ -14,16 +14,14 @@
 // `download(path)` that calls `.get(path)` counts
 // at each call site with the path given there, in the spec and across test/support. Loops over the whole
 // document (routes.e2e-spec's unauthenticated sweep, the contract runner) name no operation and are not counted.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve as resolvePath } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
-import { parse } from 'yaml';
+// CommonJS so that its unit test (test/build/test-map.spec.ts) can run it in-process on a fixture tree.
+'use strict';
+const { readdirSync, readFileSync, writeFileSync } = require('node:fs');
+const { dirname, join, relative, resolve: resolvePath } = require('node:path');
+const ts = require('typescript');
+const { parse } = require('yaml');
 
-const ROOT = resolvePath(dirname(fileURLToPath(import.meta.url)), '..');
-const OUTPUT = join(ROOT, 'docs', 'test-map.md');
-const E2E_DIR = join(ROOT, 'test', 'e2e');
-const SUPPORT_DIR = join(ROOT, 'test', 'support');
+const REPOSITORY = resolvePath(__dirname, '..');
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
 /** Stands for the unknown text of a `${…}` substitution until the path is matched. */
 const ANY = '\u0000';
@@ -31,8 +29,8 @@ const ANY = '\u0000';
 // ---------------------------------------------------------------------------------------------------------------
 // The contract documents
 
-function httpOperations() {
-  const document = parse(readFileSync(join(ROOT, 'openapi.yaml'), 'utf8'));
+function httpOperations(root) {
+  const document = parse(readFileSync(join(root, 'openapi.yaml'), 'utf8'));
   const routes = [];
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(item)) {
@@ -60,8 +58,8 @@ function httpOperations() {
   return { routes, webhooks };
 }
 
-function realtimeMessages() {
-  const document = parse(readFileSync(join(ROOT, 'asyncapi.yaml'), 'utf8'));
+function realtimeMessages(root) {
+  const document = parse(readFileSync(join(root, 'asyncapi.yaml'), 'utf8'));
   return Object.entries(document.operations ?? {}).flatMap(([operation, spec]) =>
     (spec.messages ?? []).map(({ $ref }) => {
       const name = $ref.split('/').pop();
@@ -445,14 +443,16 @@ function matchRoute(routes, method, value) {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-function build() {
-  const { routes, webhooks } = httpOperations();
-  const messages = realtimeMessages();
+/** What the e2e specs under `root`/test/e2e cover of `root`/openapi.yaml and asyncapi.yaml. */
+function buildTestMap(root = REPOSITORY) {
+  const { routes, webhooks } = httpOperations(root);
+  const messages = realtimeMessages(root);
   const project = new Project();
-  const specs = readdirSync(E2E_DIR)
+  const e2eDirectory = join(root, 'test', 'e2e');
+  const specs = readdirSync(e2eDirectory)
     .filter((name) => name.endsWith('.e2e-spec.ts'))
     .sort()
-    .map((name) => join(E2E_DIR, name));
+    .map((name) => join(e2eDirectory, name));
   const requested = new Map(); // operationId → Set(spec)
   const checked = new Map(); // operationId → Set(spec)
   const unmatched = new Map(); // "METHOD path" → Set(spec)
@@ -462,7 +462,7 @@ function build() {
   const unknownChecks = [];
   const unread = new Map(); // spec → Set(call text)
   for (const path of specs) {
-    const spec = relative(ROOT, path);
+    const spec = relative(root, path);
     const file = project.file(path);
     let opensRealtime = false;
     for (const item of project.specEvidence(file)) {
@@ -513,7 +513,8 @@ function build() {
   };
 }
 
-function render(map) {
+/** The Markdown of docs/test-map.md, what is uncovered, and every problem the check reports. */
+function renderTestMap(map) {
   const link = (spec) => `[${spec.replace('test/e2e/', '').replace('.e2e-spec.ts', '')}](../${spec})`;
   const cell = (operationId) => {
     const specs = new Set([
@@ -529,7 +530,7 @@ function render(map) {
   const lines = [
     '# Test map: which e2e spec covers which operation',
     '',
-    '<!-- Generated by scripts/generate-test-map.mjs (npm run test-map); do not edit by hand.',
+    '<!-- Generated by scripts/generate-test-map.cjs (npm run test-map); do not edit by hand.',
     '     npm run lint:test-map fails when this file is stale or an operation has no e2e spec. -->',
     '',
     'Every operation of [openapi.yaml](../openapi.yaml) (routes and webhooks) and every message of',
@@ -537,7 +538,7 @@ function render(map) {
     '[test/e2e](../test/e2e) that exercise it. ✓ marks a spec that also validates the answer against the',
     "operation's documented responses (`expectMatchesSpec`, `expectWebhookMatchesSpec`).",
     '',
-    '**How it is built.** `scripts/generate-test-map.mjs` reads the syntax tree of each e2e spec (TypeScript',
+    '**How it is built.** `scripts/generate-test-map.cjs` reads the syntax tree of each e2e spec (TypeScript',
     'compiler API, no test run), so a path in a comment, a test title or a log line does not count. What counts:',
     '',
     '- a request whose method and path match the operation: supertest `.get(path)`, `.post(path)`, …, the typed',
@@ -628,31 +629,37 @@ function render(map) {
     for (const call of [...calls].sort()) lines.push(`- ${name}: \`${call.slice(0, 110)}\``);
   }
   lines.push('');
-  return { text: lines.join('\n'), missing };
+  const problems = [
+    ...missing.map((what) => `no e2e spec covers ${what}`),
+    ...map.unknownChecks.map((what) => `${what} names no operation of openapi.yaml`),
+  ];
+  return { text: lines.join('\n'), missing, problems };
 }
 
-const map = build();
-const { text, missing } = render(map);
-const problems = [
-  ...missing.map((what) => `no e2e spec covers ${what}`),
-  ...map.unknownChecks.map((what) => `${what} names no operation of openapi.yaml`),
-];
-if (process.argv.includes('--check')) {
-  let current = '';
-  try {
-    current = readFileSync(OUTPUT, 'utf8');
-  } catch {
-    current = '';
+function main(root = REPOSITORY) {
+  const output = join(root, 'docs', 'test-map.md');
+  const map = buildTestMap(root);
+  const { text, missing, problems } = renderTestMap(map);
+  if (process.argv.includes('--check')) {
+    let current = '';
+    try {
+      current = readFileSync(output, 'utf8');
+    } catch {
+      current = '';
+    }
+    if (current !== text) problems.push('docs/test-map.md is stale: run npm run test-map and commit it');
+    for (const problem of problems) console.error(`test map: ${problem}`);
+    if (problems.length > 0) process.exit(1);
+    console.log(
+      `test map: ${map.routes.length} routes, ${map.webhooks.length} webhooks, ${map.messages.length} realtime messages, each covered by an e2e spec; docs/test-map.md is current`,
+    );
+  } else {
+    writeFileSync(output, text);
+    for (const problem of problems) console.error(`test map: ${problem}`);
+    console.log(`wrote ${relative(root, output)} (${missing.length} operations without an e2e spec)`);
+    if (problems.length > 0) process.exit(1);
   }
-  if (current !== text) problems.push('docs/test-map.md is stale: run npm run test-map and commit it');
-  for (const problem of problems) console.error(`test map: ${problem}`);
-  if (problems.length > 0) process.exit(1);
-  console.log(
-    `test map: ${map.routes.length} routes, ${map.webhooks.length} webhooks, ${map.messages.length} realtime messages, each covered by an e2e spec; docs/test-map.md is current`,
-  );
-} else {
-  writeFileSync(OUTPUT, text);
-  for (const problem of problems) console.error(`test map: ${problem}`);
-  console.log(`wrote ${relative(ROOT, OUTPUT)} (${missing.length} operations without an e2e spec)`);
-  if (problems.length > 0) process.exit(1);
 }
+
+module.exports = { buildTestMap, renderTestMap };
+if (require.main === module) main();
