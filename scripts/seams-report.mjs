@@ -216,6 +216,37 @@ function folderImports(root = SRC) {
   return { edges, pairs, cycles: stronglyConnected(edges) };
 }
 
+/**
+ * Pairs of sibling folders at any depth (src/account and src/auth, src/common/http and src/common/problem,
+ * src/engine/pocketsphinx and src/engine/registry) that import each other; a folder and its own sub-folder are
+ * not siblings. Returns "a ↔ b" with the number of imports each way.
+ */
+function siblingFolderPairs() {
+  const edges = new Map();
+  for (const path of sources) {
+    const from = relative(SRC, dirname(path)).split(sep).filter(Boolean);
+    for (const { text } of moduleSpecifiers(parse(path))) {
+      const target = resolveImport(path, text);
+      if (!target || !target.startsWith(SRC + sep)) continue;
+      const to = relative(SRC, dirname(target)).split(sep).filter(Boolean);
+      let shared = 0;
+      while (shared < from.length && shared < to.length && from[shared] === to[shared]) shared += 1;
+      if (shared === from.length || shared === to.length) continue;
+      const key = `${from.slice(0, shared + 1).join('/')}→${to.slice(0, shared + 1).join('/')}`;
+      edges.set(key, (edges.get(key) ?? 0) + 1);
+    }
+  }
+  return [...edges.keys()]
+    .map((key) => key.split('→'))
+    .filter(([a, b]) => a < b && edges.has(`${b}→${a}`))
+    .map(([a, b]) => ({
+      pair: `${a} ↔ ${b}`,
+      forward: edges.get(`${a}→${b}`),
+      backward: edges.get(`${b}→${a}`),
+    }))
+    .sort((x, y) => x.pair.localeCompare(y.pair));
+}
+
 /** Folders that reach each other through any chain of imports (Tarjan), largest first. */
 function stronglyConnected(edges) {
   const graph = new Map();
@@ -308,6 +339,7 @@ const report = {
   engineKindSwitches: engineKindSwitches(),
   folderImports: folderImports(),
   engineFolderImports: folderImports(join(SRC, 'engine')),
+  siblingFolderPairs: siblingFolderPairs(),
   largestFiles: largestFiles(15),
   appConfig: appConfigImporters(),
   outsideReferences: outsideReferences(),
@@ -380,6 +412,10 @@ if (asJson) {
   );
   describePairs(engine.pairs);
   out.push(`   Sub-folders of src/engine caught in import cycles: ${cyclesText(engine.cycles)}`);
+  const siblings = report.siblingFolderPairs;
+  out.push(`   Sibling folders at any depth that import each other both ways: ${siblings.length} pairs`);
+  for (const { pair, forward, backward } of siblings)
+    out.push(`    ${pair} (${forward} / ${backward} imports)`);
   out.push('');
   out.push('4. The 15 largest source files (lines)');
   for (const { file, lines } of report.largestFiles) out.push(`    ${String(lines).padStart(5)}  ${file}`);
