@@ -13,6 +13,7 @@ const ROOT = resolvePath(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
 const ENGINE_KINDS = ['pocketsphinx', 'whisper-cpp', 'openai-compatible', 'classical', 'sherpa-onnx'];
 const OPEN_STATES = ['queued', 'processing'];
+const TERMINAL_STATES = ['completed', 'failed'];
 const APP_CONFIG = join(SRC, 'config', 'app-config.ts');
 
 const args = process.argv.slice(2);
@@ -50,19 +51,23 @@ const stringText = (node) =>
 const allSources = walk(SRC);
 const sources = allSources.filter((path) => !isTest(path));
 
-// -- 1. The open-state rule written out ---------------------------------------------------------------------------
+// -- 1. The open-state (and terminal-state) rule written out -----------------------------------------------------
 // `['queued', 'processing']` (an array of exactly those two), `status IN ('queued', 'processing')` in SQL text (a
-// list of exactly those two), and
-// `s === 'queued' || s === 'processing'`. Naming the shared constant does not count: that is the one place.
-function openStateRule() {
+// list of exactly those two), and `s === 'queued' || s === 'processing'`; the same for 'completed' and 'failed'.
+// The one shared constant counts once: that is the one place.
+function stateRule(states) {
   const found = [];
-  const sqlPattern = /[([]\s*'queued'\s*,\s*'processing'\s*[)\]]|[([]\s*'processing'\s*,\s*'queued'\s*[)\]]/g;
+  const [a, b] = states;
+  const sqlPattern = new RegExp(
+    `[([]\\s*'${a}'\\s*,\\s*'${b}'\\s*[)\\]]|[([]\\s*'${b}'\\s*,\\s*'${a}'\\s*[)\\]]`,
+    'g',
+  );
   for (const path of sources) {
     const source = parse(path);
     visitAll(source, (node) => {
       if (ts.isArrayLiteralExpression(node)) {
         const texts = node.elements.map(stringText);
-        if (texts.length === 2 && OPEN_STATES.every((state) => texts.includes(state)))
+        if (texts.length === 2 && states.every((state) => texts.includes(state)))
           found.push({ file: rel(path), line: lineOf(source, node), form: 'array' });
       } else if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
         for (const _ of node.text.matchAll(sqlPattern))
@@ -95,7 +100,7 @@ function openStateRule() {
           }
         };
         collect(node);
-        if (OPEN_STATES.every((state) => compared.has(state)))
+        if (states.every((state) => compared.has(state)))
           found.push({ file: rel(path), line: lineOf(source, node), form: 'comparison' });
       }
     });
@@ -335,7 +340,8 @@ function outsideReferences() {
 // ---------------------------------------------------------------------------------------------------------------
 
 const report = {
-  openStateRule: openStateRule(),
+  openStateRule: stateRule(OPEN_STATES),
+  terminalStateRule: stateRule(TERMINAL_STATES),
   engineKindSwitches: engineKindSwitches(),
   folderImports: folderImports(),
   engineFolderImports: folderImports(join(SRC, 'engine')),
@@ -379,6 +385,11 @@ if (asJson) {
     `1. Open-state rule ("queued or processing") written out: ${open.length} in ${fileCount(open)} files`,
   );
   out.push(...byFile(open));
+  const terminal = report.terminalStateRule;
+  out.push(
+    `   Terminal-state rule ("completed or failed") written out: ${terminal.length} in ${fileCount(terminal)} files`,
+  );
+  out.push(...byFile(terminal));
   const switches = report.engineKindSwitches;
   out.push('');
   out.push(
