@@ -189,6 +189,23 @@ describe('Realtime transcription over WebSocket /v1/realtime', () => {
     }
   });
 
+  it('drops the uncommitted audio on input_audio_buffer.clear: a commit after it has nothing to commit', async () => {
+    const workspace = await t.createWorkspace({ name: 'Realtime clear' });
+    const client = connect(workspace.apiKey);
+    await client.next('session.created');
+    useFormat(client, { type: 'audio/pcmu' }, { turn_detection: null });
+    await client.next('session.updated');
+    await client.stream(rawAudio(GO_FORWARD, 'mulaw', 8000), 8000, { chunkMs: 500, paced: false });
+    client.send({ type: 'input_audio_buffer.clear' });
+    await client.next('input_audio_buffer.cleared');
+    client.send({ type: 'input_audio_buffer.commit', event_id: 'after-clear' });
+    const empty = await client.next('error');
+    expect(empty.error).toMatchObject({ code: 'input_audio_buffer_commit_empty', event_id: 'after-clear' });
+    expect(client.of('input_audio_buffer.committed')).toEqual([]);
+    expect(client.of('conversation.item.input_audio_transcription.completed')).toEqual([]);
+    client.socket.close();
+  });
+
   it('serves the official openai SDK realtime client unchanged', async () => {
     const workspace = await t.createWorkspace({ name: 'Realtime SDK' });
     const openai = new OpenAI({ apiKey: workspace.apiKey, baseURL: `http://127.0.0.1:${port}/v1` });
