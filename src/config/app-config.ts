@@ -578,8 +578,9 @@ export class AppConfig {
   REALTIME_MAX_SESSIONS_PER_WORKSPACE = 4;
 
   /**
-   * Realtime sessions one API process serves at once (each decodes on its own thread). Unset: two per CPU core,
-   * the load measured to stay in real time (docs/benchmarks.md). Over it a new session is refused at open.
+   * Realtime sessions one API process serves at once (each decodes on its own thread). Unset: what the cores
+   * sustain at a session's measured cost (realtime/recognition/live-decoding.ts: 3 on 2 cores). Over it a new
+   * session is refused at open.
    */
   @IsOptional()
   @Transform(toInt)
