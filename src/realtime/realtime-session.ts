@@ -439,7 +439,6 @@ export class RealtimeSession implements LiveSessionHandle {
 
   private async finish(reason: RealtimeSessionEnd | null): Promise<void> {
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    if (this.renewTimer) clearInterval(this.renewTimer);
     if (reason) this.send(endingErrorEvent(reason));
     // Whatever is queued (an open session.update, appends) settles first; new messages are ignored from here on.
     await this.queue.catch(() => undefined);
@@ -470,6 +469,9 @@ export class RealtimeSession implements LiveSessionHandle {
         }
       }
     } finally {
+      // Renewed until here: decoding the backlog and diarizing can outlast the lease, and the reconciler would
+      // fail a session it thinks lost.
+      if (this.renewTimer) clearInterval(this.renewTimer);
       await recognition?.terminate();
       await rm(this.pcmPath, { force: true });
       this.closeSocket(
@@ -518,9 +520,10 @@ export class RealtimeSession implements LiveSessionHandle {
   }
 
   private async renew(): Promise<void> {
-    if (!this.transcription || this.ending) return;
+    if (!this.transcription) return;
     const alive = await this.dependencies.sessions.renew(this.transcription.id).catch(() => true);
-    if (!alive) this.transcriptionDeleted();
+    // Once ending, a transcription no longer `processing` is the session's own completion, not a deletion.
+    if (!alive && !this.ending) this.transcriptionDeleted();
   }
 
   private liveSettings(): LiveSettings {
