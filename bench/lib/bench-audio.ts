@@ -107,3 +107,45 @@ export function longSpeechFile(directory: string, minutes: number, format: 'mp3'
   ]);
   return output;
 }
+
+export interface ReferenceClip {
+  /** As in MANIFEST.tsv. */
+  path: string;
+  /** Absolute path of the audio file. */
+  file: string;
+  reference: string;
+}
+
+/**
+ * The 15 English single-speaker clips whose reference was written by people (MANIFEST ref_kind neither a
+ * model's output nor Whisper-derived): the WER tables' selection (bench/wer.ts, bench/pocketsphinx-tuning.ts).
+ */
+export function humanReferenceClips(): ReferenceClip[] {
+  return sharedManifest()
+    .filter(
+      (row) =>
+        row.language === 'en' &&
+        row.speakers.startsWith('1') &&
+        row.ref_transcript !== '' &&
+        !row.ref_kind.includes('MODEL OUTPUT') &&
+        !/whisper/i.test(row.ref_kind),
+    )
+    .map((row) => ({
+      path: row.path,
+      file: sharedAudio(row.path),
+      reference: fs.readFileSync(sharedAudio(row.ref_transcript), 'utf8'),
+    }));
+}
+
+/** A clip as 16 kHz mono PCM16 samples (ffmpeg, through a WAV in `directory`). */
+export function pcm16k(file: string, directory: string): Int16Array {
+  const wav = fs.readFileSync(toMonoWav16k(file, path.join(directory, `pcm-${path.basename(file)}.wav`)));
+  return wavSamples(wav);
+}
+
+/** The samples of a PCM16 WAV (after its `data` chunk header: ffmpeg may write a LIST chunk before it). */
+export function wavSamples(wav: Buffer): Int16Array {
+  const data = wav.indexOf('data', 12, 'latin1');
+  const bytes = wav.subarray(data + 8, data + 8 + wav.readUInt32LE(data + 4));
+  return new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+}

@@ -578,8 +578,9 @@ export class AppConfig {
   REALTIME_MAX_SESSIONS_PER_WORKSPACE = 4;
 
   /**
-   * Realtime sessions one API process serves at once (each decodes on its own thread). Unset: two per CPU core,
-   * the load measured to stay in real time (docs/benchmarks.md). Over it a new session is refused at open.
+   * Realtime sessions one API process serves at once (each decodes on its own thread). Unset: what the cores
+   * sustain at a session's measured cost (realtime/recognition/live-decoding.ts: 3 on 2 cores). Over it a new
+   * session is refused at open.
    */
   @IsOptional()
   @Transform(toInt)
@@ -610,14 +611,25 @@ export class AppConfig {
   REALTIME_MAX_MESSAGE_BYTES = 1024 * 1024;
 
   /**
-   * How far recognition may fall behind the audio received (seconds of audio not yet decoded) before the
-   * session is told and closed, keeping what was recognised. Bounds the audio a session buffers.
+   * How far recognition may fall behind real time (seconds: the time since the session's decoder last caught
+   * up, minus the audio it decoded since) before the session is told and closed, keeping what was recognised.
    */
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(600)
-  REALTIME_MAX_LAG_SECONDS = 30;
+  REALTIME_MAX_LAG_SECONDS = 10;
+
+  /**
+   * How much audio a realtime session holds received but not yet decoded (seconds): a client may send faster
+   * than real time up to this; an append beyond it is refused, the client told, and the session closed with
+   * what was recognised kept.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  REALTIME_MAX_BUFFER_SECONDS = 60;
 
   /**
    * How long a realtime session's transcription stays claimed without renewal (the serving process renews it

@@ -41,6 +41,7 @@ export const REALTIME_CLOSE_REASONS = {
   too_many_sessions: { closeCode: 4029, type: 'invalid_request_error' },
   server_busy: { closeCode: 1013, type: 'server_error' },
   recognition_lagging: { closeCode: 4013, type: 'server_error' },
+  input_audio_buffer_full: { closeCode: 4014, type: 'invalid_request_error' },
   transcription_deleted: { closeCode: 4004, type: 'invalid_request_error' },
   server_shutting_down: { closeCode: 1001, type: 'server_error' },
   server_error: { closeCode: 1011, type: 'server_error' },

@@ -8,7 +8,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { Principal } from '../common/principal/principal';
 import { isRecord } from '../common/is-record';
 import type { AppConfig } from '../config/app-config';
-import type { RecognizedWord } from '../engine/engine.types';
+import type { RecognizedWord, SpeakerTurn, TimeSpan } from '../engine/engine.types';
 import { joinWords } from '../engine/pipeline/transcript-assembly';
 import type { Transcription } from '../transcriptions/transcription.entity';
 import { LiveRecognition } from './recognition/live-recognition';
@@ -26,8 +26,11 @@ import {
 import { applySessionUpdate, describeSession, type SessionConfig } from './realtime-session-config';
 import type { LiveSessionHandle, RealtimeSessionsService } from './realtime-sessions.service';
 
-/** A partial hypothesis after every this much speech. */
-export const PARTIAL_INTERVAL_MS = 500;
+/**
+ * A partial hypothesis after every this much speech. Below the promised 500 ms: audio arrives in appends (often
+ * 100 ms), so a partial goes out with the append that crosses the mark, and the time between two varies by one.
+ */
+export const PARTIAL_INTERVAL_MS = 400;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** Client events of OpenAI's conversation sessions, which a transcription session does not take. */
 const CONVERSATION_EVENTS = new Set([
@@ -73,6 +76,8 @@ export class RealtimeSession implements LiveSessionHandle {
   private samples = 0;
   private uncommittedSamples = 0;
   private readonly words: RecognizedWord[] = [];
+  /** The utterances' spans (session seconds): the speech the diarizer looks at. */
+  private readonly speech: TimeSpan[] = [];
   private item: OpenItem | null = null;
   private previousItemId: string | null = null;
   private utterancesSeen = 0;
@@ -267,6 +272,18 @@ export class RealtimeSession implements LiveSessionHandle {
     if (!recognition) return;
     this.touch();
     let samples = this.converter.convert(Buffer.from(audio, 'base64'));
+    const { REALTIME_MAX_BUFFER_SECONDS: maxBuffer, REALTIME_MAX_LAG_SECONDS: maxLag } =
+      this.dependencies.config;
+    if (recognition.backlog.bufferedSamples + samples.length > maxBuffer * LIVE_SAMPLE_RATE) {
+      // Refused whole, before it is stored or billed: the client learns exactly which audio was taken.
+      void this.end(
+        new RealtimeSessionEnd(
+          'input_audio_buffer_full',
+          `This append would hold more than ${maxBuffer} s of audio ahead of recognition (${recognition.backlog.bufferedSeconds.toFixed(1)} s were waiting); send at most real time once ahead. The append was not taken; what was received before it is recognised and kept.`,
+        ),
+      );
+      return;
+    }
     const limit = this.limitSamples();
     const ends = this.samples + samples.length >= limit.samples;
     if (ends) samples = samples.subarray(0, Math.max(0, limit.samples - this.samples));
@@ -280,12 +297,11 @@ export class RealtimeSession implements LiveSessionHandle {
       void this.end(limit.reason);
       return;
     }
-    const maxLag = this.dependencies.config.REALTIME_MAX_LAG_SECONDS;
-    if (recognition.lagSamples > maxLag * LIVE_SAMPLE_RATE) {
+    if (recognition.backlog.lagSeconds(performance.now()) > maxLag) {
       void this.end(
         new RealtimeSessionEnd(
           'recognition_lagging',
-          `Recognition fell more than ${maxLag} s behind the audio; send at most real time. What was recognised is kept.`,
+          `Recognition fell more than ${maxLag} s behind real time (this server is overloaded). What was recognised is kept.`,
         ),
       );
     }
@@ -380,6 +396,7 @@ export class RealtimeSession implements LiveSessionHandle {
     this.utterancesSeen++;
     this.uncommittedSamples = 0;
     this.words.push(...event.words);
+    if (event.words.length > 0) this.speech.push({ start: event.startMs / 1000, end: event.endMs / 1000 });
     this.send({
       type: 'input_audio_buffer.committed',
       item_id: item.id,
@@ -422,12 +439,12 @@ export class RealtimeSession implements LiveSessionHandle {
 
   private async finish(reason: RealtimeSessionEnd | null): Promise<void> {
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    if (this.renewTimer) clearInterval(this.renewTimer);
     if (reason) this.send(endingErrorEvent(reason));
     // Whatever is queued (an open session.update, appends) settles first; new messages are ignored from here on.
     await this.queue.catch(() => undefined);
-    if (this.recognition && !this.recognitionFailed && !this.deleted) await this.recognition.finish();
-    else await this.recognition?.terminate();
+    const recognition = this.recognition;
+    if (recognition && !this.recognitionFailed && !this.deleted) await recognition.finish();
+    else await recognition?.terminate();
     await new Promise<void>((resolve) => (this.pcm ? this.pcm.end(resolve) : resolve()));
     try {
       if (this.transcription && this.deleted) this.dependencies.sessions.forget(this.transcription.id);
@@ -436,21 +453,47 @@ export class RealtimeSession implements LiveSessionHandle {
         if (this.recognitionFailed) {
           await sessions.abandon(this.transcription.id, `ENGINE_FAILED: ${this.recognitionFailed}`);
         } else {
+          // Not while the server shuts down: its grace period is for storing what was recognised.
+          const speakerTurns =
+            recognition && reason?.reason !== 'server_shutting_down'
+              ? await this.speakerTurns(recognition)
+              : null;
           await sessions.finish(this.transcription.id, {
             config: this.config,
             vocabulary: this.vocabulary,
             words: this.words,
+            speakerTurns,
             samples: this.samples,
             pcmPath: this.pcmPath,
           });
         }
       }
     } finally {
+      // Renewed until here: decoding the backlog and diarizing can outlast the lease, and the reconciler would
+      // fail a session it thinks lost.
+      if (this.renewTimer) clearInterval(this.renewTimer);
+      await recognition?.terminate();
       await rm(this.pcmPath, { force: true });
       this.closeSocket(
         reason ? REALTIME_CLOSE_REASONS[reason.reason].closeCode : 1000,
         reason?.reason ?? 'session ended',
       );
+    }
+  }
+
+  /**
+   * Who spoke when, from the stored session audio with the tier's diarizer (as file jobs), on the session's
+   * recognition thread; null (words without speakers) if that fails.
+   */
+  private async speakerTurns(recognition: LiveRecognition): Promise<SpeakerTurn[] | null> {
+    try {
+      const settings = this.dependencies.sessions.diarizationSettings(this.config.tier);
+      return await recognition.diarize(settings, this.pcmPath, this.speech);
+    } catch (error) {
+      this.logger.warn(
+        `Realtime session ${this.sessionId}: speakers not computed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return null;
     }
   }
 
@@ -471,15 +514,16 @@ export class RealtimeSession implements LiveSessionHandle {
     const idleMs = this.dependencies.config.REALTIME_IDLE_TIMEOUT_MS;
     this.idleTimer = setTimeout(() => {
       // Audio still being decoded is not idleness: the clock restarts once recognition has caught up.
-      if ((this.recognition?.lagSamples ?? 0) > 0) return this.touch();
+      if ((this.recognition?.backlog.bufferedSamples ?? 0) > 0) return this.touch();
       void this.end(new RealtimeSessionEnd('idle_timeout', `No audio was received for ${idleMs} ms.`));
     }, idleMs);
   }
 
   private async renew(): Promise<void> {
-    if (!this.transcription || this.ending) return;
+    if (!this.transcription) return;
     const alive = await this.dependencies.sessions.renew(this.transcription.id).catch(() => true);
-    if (!alive) this.transcriptionDeleted();
+    // Once ending, a transcription no longer `processing` is the session's own completion, not a deletion.
+    if (!alive && !this.ending) this.transcriptionDeleted();
   }
 
   private liveSettings(): LiveSettings {

@@ -9,8 +9,11 @@ import { ProblemException } from '../common/problem/problem.exception';
 import { currentRequestId } from '../common/logging/request-id';
 import { AppConfig } from '../config/app-config';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
-import type { RecognizedWord } from '../engine/engine.types';
-import { joinWords } from '../engine/pipeline/transcript-assembly';
+import type { DiarizationSettings } from '../engine/diarization/diarizer-factory';
+import { engineSettingsFrom } from '../engine/engine.module';
+import type { EngineSettings } from '../engine/engine-settings';
+import type { RecognizedWord, SpeakerTurn } from '../engine/engine.types';
+import { assignSpeakers, countSpeakers, joinWords } from '../engine/pipeline/transcript-assembly';
 import { wavHeader } from '../engine/whisper-cpp/wav.encoder';
 import { FileStorage } from '../storage/file-storage';
 import { TierLanguagePolicy } from '../transcriptions/tier-language.policy';
@@ -43,6 +46,8 @@ export interface SessionOutcome {
   config: SessionConfig;
   vocabulary: string[];
   words: RecognizedWord[];
+  /** Who spoke when in the session's audio (null: not computed, the words get no speaker). */
+  speakerTurns: SpeakerTurn[] | null;
   /** Samples received (16 kHz): the billed duration. */
   samples: number;
   /** The received audio as raw 16 kHz PCM16 (a temporary file, removed by the caller). */
@@ -60,6 +65,7 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RealtimeSessionsService.name);
   private readonly live = new Map<string, LiveSessionHandle>();
   private reconcileTimer: NodeJS.Timeout | null = null;
+  private engineSettings: EngineSettings | null = null;
 
   constructor(
     private readonly transcriptions: TranscriptionRepository,
@@ -215,14 +221,21 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
       await this.storage.delete(storageKey).catch(() => undefined);
       return null;
     }
-    const words = outcome.words.map((word) => ({ ...word, speaker: null }));
+    const words = outcome.speakerTurns
+      ? assignSpeakers(outcome.words, outcome.speakerTurns)
+      : outcome.words.map((word) => ({ ...word, speaker: null }));
     return this.lifecycle.complete(transcriptionId, {
       text: joinWords(words),
       words,
       detectedLanguage: outcome.config.language ?? 'en',
       duration: outcome.samples / LIVE_SAMPLE_RATE,
-      speakerCount: 0,
+      speakerCount: countSpeakers(words),
     });
+  }
+
+  /** The diarizer a file job of `tier` uses, for the speakers of a session's audio. */
+  diarizationSettings(tier: ModelTier): DiarizationSettings {
+    return (this.engineSettings ??= engineSettingsFrom(this.config, this.tiers)).tiers[tier].diarization;
   }
 
   /** A session whose transcription was deleted: nothing to store. */

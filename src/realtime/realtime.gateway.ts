@@ -11,6 +11,7 @@ import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { AppConfig } from '../config/app-config';
 import { engineSettingsFrom } from '../engine/engine.module';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
+import { defaultLiveSessionCapacity } from './recognition/live-decoding';
 import type { LiveSettings } from './recognition/live-transcriber';
 import {
   endingErrorEvent,
@@ -65,7 +66,7 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** Sessions one process serves at once. */
   get capacity(): number {
-    return this.config.REALTIME_MAX_SESSIONS ?? availableParallelism() * 2;
+    return this.config.REALTIME_MAX_SESSIONS ?? defaultLiveSessionCapacity(availableParallelism());
   }
 
   onApplicationBootstrap(): void {

@@ -131,7 +131,10 @@ describe('Realtime transcription over WebSocket /v1/realtime', () => {
       cost: expect.any(Number),
     });
     expect(done.cost).toBeGreaterThan(0);
-    expect(done.resultJson.words).toEqual(completed.words.map((word) => ({ ...word, speaker: null })));
+    // Speakers are computed when the session ends (one voice here).
+    expect(done.resultJson.words).toEqual(
+      completed.words.map((word) => ({ ...word, speaker: 'SPEAKER_00' })),
+    );
     const stored = await t
       .http()
       .get(`/v1/transcriptions/${transcriptionId}/audio`)

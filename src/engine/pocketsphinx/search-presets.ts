@@ -20,6 +20,11 @@ export interface PocketSphinxSearchSettings {
   maxhmmpf: number;
   /** -maxwpf: distinct words exiting per frame at most (-1: no limit). */
   maxwpf: number;
+  /**
+   * -fwdflat: a second, flat-lexicon pass over the whole utterance after the tree search (libpocketsphinx's
+   * default: on). It runs when the utterance ends, so live decoding turns it off (realtime/recognition).
+   */
+  fwdflat?: boolean;
 }
 
 export const POCKETSPHINX_SEARCH_PRESET_NAMES = ['fast', 'default', 'wide'] as const;
@@ -86,5 +91,6 @@ export function searchArguments(search: PocketSphinxSearchSettings): string[] {
     String(search.maxhmmpf),
     '-maxwpf',
     String(search.maxwpf),
+    ...(search.fwdflat === undefined ? [] : ['-fwdflat', search.fwdflat ? 'yes' : 'no']),
   ];
 }

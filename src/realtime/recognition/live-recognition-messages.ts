@@ -1,4 +1,6 @@
+import type { DiarizationSettings } from '../../engine/diarization/diarizer-factory';
 import type { PocketSphinxSettings } from '../../engine/engine-settings';
+import type { SpeakerTurn, TimeSpan } from '../../engine/engine.types';
 import type { LiveEvent, LiveSettings } from './live-transcriber';
 
 /** What a live recognition thread is started with. */
@@ -14,11 +16,14 @@ export type LiveRequest =
   | { type: 'audio'; samples: Int16Array }
   | { type: 'commit'; id: number }
   | { type: 'clear' }
-  | { type: 'finish'; id: number };
+  | { type: 'finish'; id: number }
+  /** After the last utterance: who spoke when in the stored session audio (session-diarization.ts). */
+  | { type: 'diarize'; id: number; settings: DiarizationSettings; pcmPath: string; speech: TimeSpan[] };
 
 /** Live recognition thread → main thread. `received`: samples taken so far, for the lag. */
 export type LiveReply =
   | { type: 'ready' }
   | { type: 'events'; events: LiveEvent[]; received: number }
   | { type: 'done'; id: number; events: LiveEvent[]; received: number }
-  | { type: 'failed'; message: string };
+  | { type: 'failed'; message: string }
+  | { type: 'diarized'; id: number; turns: SpeakerTurn[] | null; message?: string };

@@ -6,7 +6,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PocketSphinxRecognizer } from '../../engine/pocketsphinx/pocketsphinx-recognizer';
 import { createSherpaVad } from '../../engine/speech/sherpa-vad.binding';
 import type { LiveRecognitionSpec, LiveReply, LiveRequest } from './live-recognition-messages';
+import { LIVE_POCKETSPHINX_SEARCH } from './live-decoding';
 import { LIVE_SAMPLE_RATE, LiveTranscriber, type LiveEvent, type TurnDetection } from './live-transcriber';
+import { diarizeSessionAudio } from './session-diarization';
 
 const port = parentPort;
 if (!port) throw new Error('live-recognition.thread must run as a worker thread');
@@ -14,7 +16,7 @@ const spec = workerData as LiveRecognitionSpec;
 const send = (reply: LiveReply): void => port.postMessage(reply);
 
 try {
-  const recognizer = new PocketSphinxRecognizer(spec.pocketsphinx);
+  const recognizer = new PocketSphinxRecognizer({ ...spec.pocketsphinx, search: LIVE_POCKETSPHINX_SEARCH });
   // Loading the models takes a moment: done now, so the first words are not late.
   recognizer.startUtterance(spec.live.vocabulary);
   recognizer.endUtterance(0);
@@ -40,6 +42,18 @@ try {
   const handle = (request: LiveRequest): void => {
     let events: LiveEvent[] = [];
     switch (request.type) {
+      case 'diarize':
+        diarizeSessionAudio(request.settings, request.pcmPath, request.speech).then(
+          (turns) => send({ type: 'diarized', id: request.id, turns }),
+          (error: unknown) =>
+            send({
+              type: 'diarized',
+              id: request.id,
+              turns: null,
+              message: error instanceof Error ? error.message : String(error),
+            }),
+        );
+        return;
       case 'configure':
         events = transcriber.configure(request.settings);
         break;

@@ -1,7 +1,10 @@
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { DiarizationSettings } from '../../engine/diarization/diarizer-factory';
+import type { SpeakerTurn, TimeSpan } from '../../engine/engine.types';
 import type { LiveRecognitionSpec, LiveReply, LiveRequest } from './live-recognition-messages';
 import type { LiveEvent, LiveSettings } from './live-transcriber';
+import { RecognitionBacklog } from './recognition-backlog';
 
 /** The compiled thread script; from TypeScript (ts-jest) it is the build output in dist/. */
 function threadScriptPath(): string {
@@ -20,6 +23,14 @@ function threadScriptPath(): string {
   return path.join(__dirname, 'live-recognition.thread.js');
 }
 
+/** The requests the thread answers, as sent before they are given an id. */
+type AnsweredRequest =
+  Extract<LiveRequest, { id: number }> extends infer Request
+    ? Request extends { id: number }
+      ? Omit<Request, 'id'>
+      : never
+    : never;
+
 export interface LiveRecognitionListener {
   onEvents(events: LiveEvent[]): void;
   onFailure(message: string): void;
@@ -27,14 +38,15 @@ export interface LiveRecognitionListener {
 
 /**
  * One session's live recognition on its own worker thread (live-recognition.thread.ts). Requests are handled
- * in order; events come back as they happen. `lagSamples` is the audio sent but not yet decoded.
+ * in order; events come back as they happen. `backlog` holds the audio sent but not yet decoded and how far
+ * decoding lags behind real time.
  */
 export class LiveRecognition {
   private readonly worker: Worker;
-  private readonly pending = new Map<number, () => void>();
+  /** Requests waiting for their answer, by id: resolved with the reply (null when the thread is gone). */
+  private readonly pending = new Map<number, (reply: LiveReply | null) => void>();
   private nextId = 0;
-  private sent = 0;
-  private received = 0;
+  readonly backlog = new RecognitionBacklog();
   private stopped = false;
   readonly ready: Promise<void>;
 
@@ -56,14 +68,16 @@ export class LiveRecognition {
           markReady();
           return;
         case 'events':
-          this.received = reply.received;
+          this.backlog.decodedUpTo(reply.received);
           if (reply.events.length > 0) this.listener.onEvents(reply.events);
           return;
         case 'done':
-          this.received = reply.received;
+          this.backlog.decodedUpTo(reply.received);
           if (reply.events.length > 0) this.listener.onEvents(reply.events);
-          this.pending.get(reply.id)?.();
-          this.pending.delete(reply.id);
+          this.answer(reply.id, reply);
+          return;
+        case 'diarized':
+          this.answer(reply.id, reply);
           return;
         case 'failed':
           markFailed(new Error(reply.message));
@@ -77,14 +91,9 @@ export class LiveRecognition {
     });
     this.worker.on('exit', (code) => {
       if (!this.stopped) this.fail(`recognition thread exited with code ${code}`);
-      for (const resolve of this.pending.values()) resolve();
+      for (const resolve of this.pending.values()) resolve(null);
       this.pending.clear();
     });
-  }
-
-  /** Audio sent to the thread and not yet decoded, in samples. */
-  get lagSamples(): number {
-    return this.sent - this.received;
   }
 
   configure(settings: LiveSettings): void {
@@ -92,7 +101,7 @@ export class LiveRecognition {
   }
 
   append(samples: Int16Array): void {
-    this.sent += samples.length;
+    this.backlog.sentAudio(samples.length, performance.now());
     this.post({ type: 'audio', samples }, [samples.buffer as ArrayBuffer]);
   }
 
@@ -101,15 +110,21 @@ export class LiveRecognition {
   }
 
   /** Ends the open utterance; resolves once its events were delivered. */
-  commit(): Promise<void> {
-    return this.request('commit');
+  async commit(): Promise<void> {
+    await this.request({ type: 'commit' });
   }
 
-  /** Commits what is open and stops the thread. */
+  /** Decodes what was sent and commits what is open; resolves once its events were delivered. */
   async finish(): Promise<void> {
-    if (this.stopped) return;
-    await this.request('finish');
-    await this.terminate();
+    await this.request({ type: 'finish' });
+  }
+
+  /** Who spoke when in the session's stored audio, on this thread (after finish). */
+  async diarize(settings: DiarizationSettings, pcmPath: string, speech: TimeSpan[]): Promise<SpeakerTurn[]> {
+    const reply = await this.request({ type: 'diarize', settings, pcmPath, speech });
+    if (reply?.type !== 'diarized') throw new Error('the recognition thread stopped before diarization');
+    if (!reply.turns) throw new Error(reply.message ?? 'diarization failed');
+    return reply.turns;
   }
 
   async terminate(): Promise<void> {
@@ -117,13 +132,18 @@ export class LiveRecognition {
     await this.worker.terminate();
   }
 
-  private request(type: 'commit' | 'finish'): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+  private request(request: AnsweredRequest): Promise<LiveReply | null> {
+    if (this.stopped) return Promise.resolve(null);
     const id = this.nextId++;
-    return new Promise<void>((resolve) => {
+    return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      this.post({ type, id });
+      this.post({ ...request, id });
     });
+  }
+
+  private answer(id: number, reply: LiveReply): void {
+    this.pending.get(id)?.(reply);
+    this.pending.delete(id);
   }
 
   private post(request: LiveRequest, transfer: ArrayBuffer[] = []): void {

@@ -158,7 +158,10 @@ export class LiveTranscriber {
     this.fedSinceStart += samples;
     if (this.fedSinceStart >= this.nextPartialAt) {
       events.push({ kind: 'partial', text: this.recognizer.partialText() });
-      this.nextPartialAt = this.fedSinceStart + (this.settings.partialIntervalMs * LIVE_SAMPLE_RATE) / 1000;
+      // On a fixed grid of the utterance's audio: counted from where the last one fired, the interval would
+      // grow by up to a VAD window each time.
+      const interval = (this.settings.partialIntervalMs * LIVE_SAMPLE_RATE) / 1000;
+      while (this.nextPartialAt <= this.fedSinceStart) this.nextPartialAt += interval;
     }
     if (this.fedSinceStart >= this.settings.maxUtteranceSeconds * LIVE_SAMPLE_RATE) {
       this.endUtterance(events);
