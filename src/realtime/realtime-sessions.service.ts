@@ -13,7 +13,7 @@ import { AppConfig } from '../config/app-config';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
 import type { RecognizedWord } from '../engine/engine.types';
 import { joinWords } from '../engine/pipeline/transcript-assembly';
-import { wavHeader } from '../engine/whisper-cpp/wav.encoder';
+import { wavHeader } from '../engine/whisper-family/wav.encoder';
 import { FileStorage } from '../storage/file-storage';
 import { TierLanguagePolicy } from '../transcriptions/tier-language.policy';
 import { TranscriptionEventsService } from '../transcriptions/transcription-events.service';

@@ -1,4 +1,4 @@
-import type { ModelTier } from '../../engine/engine.types';
+import type { ModelTier } from '../../common/model-tier-catalogue';
 
 /**
  * The webhook events: their names, the `data` each one carries (SPEC "Events"; `openapi.yaml` `webhooks:`)
