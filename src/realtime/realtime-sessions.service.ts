@@ -102,9 +102,9 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
   /** Refuses a tier whose recogniser cannot decode incrementally, naming the tier. */
   assertStreams(tier: ModelTier, param: string): void {
     const { recognizer } = this.tiers.get(tier);
-    if (recognizer === 'pocketsphinx') return;
-    const streaming = (['standard', 'premium', 'premium_jade'] as const).filter(
-      (candidate) => this.tiers.get(candidate).recognizer === 'pocketsphinx',
+    if (this.tiers.streamsLive(tier)) return;
+    const streaming = (['standard', 'premium', 'premium_jade'] as const).filter((candidate) =>
+      this.tiers.streamsLive(candidate),
     );
     throw new RealtimeRequestError(
       'model_not_supported',

@@ -7,6 +7,7 @@ import type { OpenAiCompatibleRecognizerSettings } from './openai-compatible.set
 export const openAiCompatibleRecognizer: RecognizerDescriptor<OpenAiCompatibleRecognizerSettings> = {
   kind: 'openai-compatible',
   configSlice: OpenAiSttConfig,
+  streamsLive: false,
   spellsNumbersOut: false,
 
   resolve({ config, variable }) {

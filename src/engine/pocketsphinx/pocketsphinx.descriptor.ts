@@ -8,6 +8,7 @@ import { POCKETSPHINX_IDENTITY } from './pocketsphinx-recognizer';
 export const pocketsphinxRecognizer: RecognizerDescriptor<PocketSphinxSettings> = {
   kind: 'pocketsphinx',
   autoRank: 100,
+  streamsLive: true,
   spellsNumbersOut: true,
 
   resolve: () => ({ outcome: 'resolved', settings: defaultPocketSphinxSettings() }),

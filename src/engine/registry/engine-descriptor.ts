@@ -88,6 +88,8 @@ export interface RecognizerDescriptor<Settings = unknown> extends EngineDescript
   languages(settings: Settings): ServedLanguages;
   /** Whether it writes numbers as words ("twenty five"): number formatting is then on by default. */
   spellsNumbersOut: boolean;
+  /** Whether it decodes audio as it arrives, so realtime sessions may use the tier. */
+  streamsLive: boolean;
   /** Builds the recogniser in the engine child; `parallelism` chunks are recognised at once. */
   create(settings: Settings, context: { parallelism: number }): Recognizer;
   /** Whether it could start now, without recognising anything; resolves with what was checked. */

@@ -77,6 +77,11 @@ export class EngineTiers {
     return this.registry.recognizer(this.tiers[tier].recognizer).spellsNumbersOut;
   }
 
+  /** Whether the tier's recogniser decodes audio as it arrives (realtime sessions take only such tiers). */
+  streamsLive(tier: ModelTier): boolean {
+    return this.registry.recognizer(this.tiers[tier].recognizer).streamsLive;
+  }
+
   /** A tier as `engine:tiers` prints it (report fields of engines the tier does not run are null). */
   describe(tier: ModelTier): TierDescription {
     const resolved = this.tiers[tier];

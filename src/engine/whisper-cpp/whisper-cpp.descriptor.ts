@@ -72,6 +72,7 @@ export const whisperCppRecognizer: RecognizerDescriptor<WhisperCppTierSettings> 
   kind: 'whisper-cpp',
   configSlice: WhisperCppConfig,
   autoRank: 1,
+  streamsLive: false,
   spellsNumbersOut: false,
   reportDefaults: { whisperModelPath: null, germanWhisperModelPath: null },
 
