@@ -106,7 +106,7 @@ describe('Engine registry: a recogniser registered from outside src/engine', () 
       language: 'fr',
     });
     expect(refused.status).toBe(422);
-    expect(JSON.stringify(refused.body)).toContain('English, German only (de, en, auto)');
+    expect(JSON.stringify(refused.body)).toContain('German, English only (de, en, auto)');
     const accepted = await upload(t, apiKey, testAudio('pocketsphinx/goforward.wav'), {
       model: 'premium',
       language: 'de',

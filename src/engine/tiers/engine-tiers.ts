@@ -6,6 +6,7 @@ import type {
   DiarizerDescriptor,
   DiarizerKind,
   EngineChoice,
+  EngineConfigReader,
   RecognizerDescriptor,
   RecognizerKind,
   Resolution,
@@ -55,7 +56,7 @@ export class EngineTiers {
     readonly tiers: Readonly<Record<ModelTier, ResolvedTier>>,
     readonly modelsDir: string,
     /** The engine's validated configuration slices (its own and each registered engine's). */
-    readonly config: EngineConfiguration,
+    readonly config: EngineConfigReader,
     readonly registry: EngineRegistry = ENGINE_REGISTRY,
   ) {}
 
@@ -155,16 +156,24 @@ export function loadEngineConfig(
   return configuration;
 }
 
-/** Resolves every tier; throws one ConfigValidationError listing every misconfigured variable. */
+/** Resolves every tier from the process's config; throws one ConfigValidationError naming every bad variable. */
 export function resolveEngineTiers(
   config: AppConfig,
   registry: EngineRegistry = ENGINE_REGISTRY,
 ): EngineTiers {
-  const engineConfig = loadEngineConfig(config, registry);
+  return resolveTiersFrom(loadEngineConfig(config, registry), config.MODELS_DIR, registry);
+}
+
+/** Resolves every tier from validated engine slices; one ConfigValidationError lists every misconfigured tier. */
+export function resolveTiersFrom(
+  engineConfig: EngineConfigReader,
+  modelsDir: string,
+  registry: EngineRegistry = ENGINE_REGISTRY,
+): EngineTiers {
   const problems: string[] = [];
   const tiers = {} as Record<ModelTier, ResolvedTier>;
   for (const tier of MODEL_TIERS) {
-    const resolution = resolveTier(registry, engineConfig, config.MODELS_DIR, tier);
+    const resolution = resolveTier(registry, engineConfig, modelsDir, tier);
     if ('problems' in resolution) problems.push(...resolution.problems);
     else tiers[tier] = resolution;
   }
@@ -173,12 +182,12 @@ export function resolveEngineTiers(
       `Invalid configuration:\n${problems.map((line) => `  ${line}`).join('\n')}`,
     );
   }
-  return new EngineTiers(tiers, config.MODELS_DIR, engineConfig, registry);
+  return new EngineTiers(tiers, modelsDir, engineConfig, registry);
 }
 
 function resolveTier(
   registry: EngineRegistry,
-  config: EngineConfiguration,
+  config: EngineConfigReader,
   modelsDir: string,
   tier: ModelTier,
 ): ResolvedTier | { problems: string[] } {
