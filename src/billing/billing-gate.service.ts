@@ -4,7 +4,7 @@ import { Workspace } from '../account/workspace.entity';
 import { eurToMicro, microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AppConfig } from '../config/app-config';
-import type { ModelTier } from '../engine/engine.types';
+import type { ModelTier } from '../common/model-tier-catalogue';
 import { jobCostMicro, pricePerMinuteMicro } from './pricing';
 import { WorkspaceJobHistory } from './workspace-job-history';
 

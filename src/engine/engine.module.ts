@@ -1,16 +1,19 @@
 import { Logger, Module } from '@nestjs/common';
 import { availableParallelism } from 'node:os';
-import { MODEL_TIERS } from '../common/model-tier-catalogue';
+import { MODEL_TIERS, type ModelTier } from '../common/model-tier-catalogue';
 import { AppConfig } from '../config/app-config';
-import type { ModelTier } from './engine.types';
+import { EngineConfig } from './engine.config';
 import { defaultEngineSettings, EngineSettings, TierEngineSettings } from './engine-settings';
 import { EngineRunner } from './runner/engine-runner';
-import { EngineTiers, resolveEngineTiers, type ResolvedTier } from './tiers/engine-tiers';
-import { whisperServerPath } from './whisper-cpp/whisper-cpp.settings';
+import { EngineTiers, resolveEngineTiers } from './tiers/engine-tiers';
 
 /** Chunks per job recognised at once: configured, or the cores shared among the worker's concurrent jobs. */
-export function engineParallelism(config: AppConfig, cores: number = availableParallelism()): number {
-  return config.ENGINE_PARALLELISM ?? Math.max(1, Math.floor(cores / config.WORKER_CONCURRENCY));
+export function engineParallelism(
+  configured: number | undefined,
+  workerConcurrency: number,
+  cores: number = availableParallelism(),
+): number {
+  return configured ?? Math.max(1, Math.floor(cores / workerConcurrency));
 }
 
 /** Engine settings from the validated config and the boot-time tier resolution, on top of the Debian defaults. */
@@ -19,46 +22,21 @@ export function engineSettingsFrom(
   tiers: EngineTiers = resolveEngineTiers(config),
 ): EngineSettings {
   const defaults = defaultEngineSettings();
-  const tierSettings = (resolved: ResolvedTier): TierEngineSettings => ({
-    recognizer: resolved.recognizer,
-    whisperCpp: resolved.whisperModelPath
-      ? {
-          binaryPath: whisperServerPath(tiers.whisperCppBinDir),
-          modelPath: resolved.whisperModelPath,
-          threads: config.WHISPER_CPP_THREADS,
-        }
-      : undefined,
-    germanWhisperCpp: resolved.germanWhisperModelPath
-      ? {
-          binaryPath: whisperServerPath(tiers.whisperCppBinDir),
-          modelPath: resolved.germanWhisperModelPath,
-          threads: config.WHISPER_CPP_THREADS,
-        }
-      : undefined,
-    diarization: resolved.sherpaOnnx
-      ? { kind: 'sherpa-onnx', sherpaOnnx: resolved.sherpaOnnx }
-      : { kind: 'classical' },
-  });
+  const engine = tiers.config.get(EngineConfig);
   return {
     ...defaults,
-    tiers: Object.fromEntries(MODEL_TIERS.map((tier) => [tier, tierSettings(tiers.get(tier))])) as Record<
-      ModelTier,
-      TierEngineSettings
-    >,
-    speech: { ...defaults.speech, ...(config.VAD_MODEL_PATH ? { vadModelPath: config.VAD_MODEL_PATH } : {}) },
-    openaiCompatible: config.OPENAI_STT_BASE_URL
-      ? {
-          baseUrl: config.OPENAI_STT_BASE_URL,
-          apiKey: config.OPENAI_STT_API_KEY ?? null,
-          model: config.OPENAI_STT_MODEL,
-          timeoutMs: config.OPENAI_STT_TIMEOUT_MS,
-        }
-      : undefined,
-    parallelism: engineParallelism(config),
+    tiers: Object.fromEntries(
+      MODEL_TIERS.map((tier): [ModelTier, TierEngineSettings] => {
+        const resolved = tiers.get(tier);
+        return [tier, { recognizer: resolved.recognizerChoice, diarization: resolved.diarizerChoice }];
+      }),
+    ) as Record<ModelTier, TierEngineSettings>,
+    speech: { ...defaults.speech, ...(engine.VAD_MODEL_PATH ? { vadModelPath: engine.VAD_MODEL_PATH } : {}) },
+    parallelism: engineParallelism(engine.ENGINE_PARALLELISM, config.WORKER_CONCURRENCY),
     maxAudioSeconds: config.MAX_AUDIO_DURATION_HOURS * 3600,
     timeout: {
-      baseMs: config.ENGINE_TIMEOUT_MS,
-      perAudioMinuteMs: config.ENGINE_TIMEOUT_PER_AUDIO_MINUTE_MS,
+      baseMs: engine.ENGINE_TIMEOUT_MS,
+      perAudioMinuteMs: engine.ENGINE_TIMEOUT_PER_AUDIO_MINUTE_MS,
     },
   };
 }
@@ -68,9 +46,9 @@ function logTiers(tiers: EngineTiers): void {
   const logger = new Logger('EngineTiers');
   for (const tier of MODEL_TIERS) {
     const resolved = tiers.get(tier);
-    const german = resolved.germanWhisperModelPath ? `; German: ${resolved.germanWhisperModelPath}` : '';
-    const model = resolved.whisperModelPath ? ` (${resolved.whisperModelPath}${german})` : '';
-    logger.log(`${tier}: ${resolved.recognizer}${model}, ${resolved.diarizer} diarization`);
+    const recognizer = tiers.registry.recognizer(resolved.recognizer);
+    const detail = recognizer.describe?.(resolved.recognizerChoice.settings) ?? '';
+    logger.log(`${tier}: ${resolved.recognizer}${detail}, ${resolved.diarizer} diarization`);
     for (const note of resolved.notes) logger.log(`${tier}: ${note}`);
   }
 }

@@ -3,9 +3,7 @@
  * TranscribeRequest in and TranscribeResult (or an EngineError) out.
  */
 
-/** The tiers themselves and what differs between them: src/common/model-tier-catalogue.ts. */
 import type { ModelTier } from '../common/model-tier-catalogue';
-export type { ModelTier };
 
 /** Error codes that end up as the prefix of a failed transcription's `errorMessage` ("CODE: explanation"). */
 export type EngineErrorCode =

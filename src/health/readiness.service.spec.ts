@@ -23,7 +23,6 @@ describe('ReadinessService while the process drains', () => {
       untouched as never,
       untouched as never,
       shutdown,
-      config,
       resolveEngineTiers(config),
     );
     await shutdown.drain('SIGTERM');

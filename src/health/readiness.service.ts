@@ -6,16 +6,12 @@ import {
   type HealthIndicatorFunction,
 } from '@nestjs/terminus';
 import type Redis from 'ioredis';
-import { MODEL_TIERS } from '../common/model-tier-catalogue';
+import { MODEL_TIERS, type ModelTier } from '../common/model-tier-catalogue';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { ProblemException } from '../common/problem/problem.exception';
 import { InjectRedis } from '../common/redis/redis.module';
-import { AppConfig } from '../config/app-config';
-import { engineSettingsFrom } from '../engine/engine.module';
-import type { EngineSettings } from '../engine/engine-settings';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
 import { FileStorage } from '../storage/file-storage';
-import { checkRecognizer } from './recognizer-readiness';
 import type { Schema } from '../openapi/contract-types';
 
 /** Each dependency check gives up after this long (the probe itself must answer within a probe's timeout). */
@@ -33,8 +29,6 @@ export type ReadinessCheck = Schema<'ReadinessCheck'>;
  */
 @Injectable()
 export class ReadinessService {
-  private readonly engineSettings: EngineSettings;
-
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
@@ -42,11 +36,8 @@ export class ReadinessService {
     @InjectRedis() private readonly redis: Redis,
     private readonly storage: FileStorage,
     private readonly shutdown: ShutdownCoordinator,
-    config: AppConfig,
-    tiers: EngineTiers,
-  ) {
-    this.engineSettings = engineSettingsFrom(config, tiers);
-  }
+    private readonly tiers: EngineTiers,
+  ) {}
 
   /** `{status: 'ok', checks}`; a 503 service-unavailable problem naming the failing parts otherwise. */
   async check(): Promise<Schema<'Readiness'>> {
@@ -80,11 +71,20 @@ export class ReadinessService {
         (tier) => () =>
           this.indicators
             .check(`recognizer_${tier}`)
-            .attempt(() => checkRecognizer(this.engineSettings, tier))
+            .attempt(() => this.checkRecognizer(tier))
             .withTimeout(CHECK_TIMEOUT_MS)
             .cacheFor(RECOGNIZER_CACHE_MS),
       ),
     ];
+  }
+
+  /**
+   * Whether a tier's recogniser could start now, from its files alone (no recognition is run); its descriptor
+   * says what to check. Resolves with what was checked; rejects naming the missing part.
+   */
+  private checkRecognizer(tier: ModelTier): Promise<Record<string, string>> {
+    const { recognizer, recognizerChoice } = this.tiers.get(tier);
+    return this.tiers.registry.recognizer(recognizer).checkReadiness(recognizerChoice.settings);
   }
 
   private notReady(checks: Record<string, ReadinessCheck>): ProblemException {

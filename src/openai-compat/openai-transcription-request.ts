@@ -1,5 +1,4 @@
-import { MODEL_TIERS } from '../common/model-tier-catalogue';
-import type { ModelTier } from '../engine/engine.types';
+import { MODEL_TIERS, type ModelTier } from '../common/model-tier-catalogue';
 import { codePointLength, unstorableTextReason } from '../common/validation/stored-text';
 import { parseUploadOptions, type UploadOptions } from '../transcriptions/upload/upload-options';
 import { OpenAiApiError } from './openai-error';

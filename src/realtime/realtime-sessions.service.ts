@@ -9,12 +9,12 @@ import { ProblemException } from '../common/problem/problem.exception';
 import { currentRequestId } from '../common/logging/request-id';
 import { AppConfig } from '../config/app-config';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
-import type { DiarizationSettings } from '../engine/diarization/diarizer-factory';
+import type { EngineChoice } from '../engine/registry/engine-descriptor';
 import { engineSettingsFrom } from '../engine/engine.module';
 import type { EngineSettings } from '../engine/engine-settings';
 import type { RecognizedWord, SpeakerTurn } from '../engine/engine.types';
 import { assignSpeakers, countSpeakers, joinWords } from '../engine/pipeline/transcript-assembly';
-import { wavHeader } from '../engine/whisper-cpp/wav.encoder';
+import { wavHeader } from '../engine/whisper-family/wav.encoder';
 import { FileStorage } from '../storage/file-storage';
 import { TierLanguagePolicy } from '../transcriptions/tier-language.policy';
 import { TranscriptionEventsService } from '../transcriptions/transcription-events.service';
@@ -108,9 +108,9 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
   /** Refuses a tier whose recogniser cannot decode incrementally, naming the tier. */
   assertStreams(tier: ModelTier, param: string): void {
     const { recognizer } = this.tiers.get(tier);
-    if (recognizer === 'pocketsphinx') return;
-    const streaming = (['standard', 'premium', 'premium_jade'] as const).filter(
-      (candidate) => this.tiers.get(candidate).recognizer === 'pocketsphinx',
+    if (this.tiers.streamsLive(tier)) return;
+    const streaming = (['standard', 'premium', 'premium_jade'] as const).filter((candidate) =>
+      this.tiers.streamsLive(candidate),
     );
     throw new RealtimeRequestError(
       'model_not_supported',
@@ -234,7 +234,7 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The diarizer a file job of `tier` uses, for the speakers of a session's audio. */
-  diarizationSettings(tier: ModelTier): DiarizationSettings {
+  diarizationSettings(tier: ModelTier): EngineChoice {
     return (this.engineSettings ??= engineSettingsFrom(this.config, this.tiers)).tiers[tier].diarization;
   }
 

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, NotContains } from 'class-validator';
-import type { ModelTier } from '../engine/engine.types';
+import type { ModelTier } from '../common/model-tier-catalogue';
 import { MODEL_TIERS, TRANSCRIPTION_STATUSES, TranscriptionStatus } from './transcription.entity';
 
 export class ListTranscriptionsQueryDto {

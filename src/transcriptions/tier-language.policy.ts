@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ProblemException } from '../common/problem/problem.exception';
-import type { ModelTier } from '../engine/engine.types';
+import type { ModelTier } from '../common/model-tier-catalogue';
 import { describeLanguages, EngineTiers } from '../engine/tiers/engine-tiers';
 
 /**

@@ -11,7 +11,8 @@ import {
 import { User } from '../account/user.entity';
 import { Workspace } from '../account/workspace.entity';
 import { bigintNumber } from '../common/database/bigint-number.transformer';
-import type { ModelTier, SpeakerHints, TranscriptWord } from '../engine/engine.types';
+import type { ModelTier } from '../common/model-tier-catalogue';
+import type { SpeakerHints, TranscriptWord } from '../engine/engine.types';
 import type { TranscriptTextOptions } from './text/text-options';
 
 export const TRANSCRIPTION_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { EngineError, type Pcm } from '../engine.types';
-import { createDiarizer } from './diarizer-factory';
+import { classicalDiarizer } from './classical.descriptor';
+import { sherpaOnnxDiarizer } from './sherpa-onnx.descriptor';
 import { diarizeInStretches, wholeFile } from './diarize-stretches';
 import { ClassicalDiarizer } from './classical.diarizer';
 import {
@@ -162,19 +163,18 @@ describe('SherpaOnnxDiarizer', () => {
   });
 });
 
-describe('createDiarizer', () => {
-  it('builds the classical diarizer by default', () => {
-    expect(createDiarizer()).toBeInstanceOf(ClassicalDiarizer);
-    expect(createDiarizer({ kind: 'classical', classical: { mergeThreshold: 1 } }).name).toBe('classical');
+describe('diarizer descriptors', () => {
+  it('build the classical diarizer, with overrides of its tuned defaults', () => {
+    expect(classicalDiarizer.create({})).toBeInstanceOf(ClassicalDiarizer);
+    expect(classicalDiarizer.create({ mergeThreshold: 1 }).name).toBe('classical');
   });
 
-  it('refuses a sherpa-onnx setup whose models are missing, at construction', () => {
-    expect(() => createDiarizer({ kind: 'sherpa-onnx' })).toThrow(DiarizerConfigurationError);
+  it('refuse a sherpa-onnx setup whose models are missing, at construction', () => {
+    expect(() => sherpaOnnxDiarizer.create({ segmentationModelPath: '', embeddingModelPath: '' })).toThrow(
+      DiarizerConfigurationError,
+    );
     expect(() =>
-      createDiarizer({
-        kind: 'sherpa-onnx',
-        sherpaOnnx: { segmentationModelPath: '/no/seg.onnx', embeddingModelPath: '' },
-      }),
+      sherpaOnnxDiarizer.create({ segmentationModelPath: '/no/seg.onnx', embeddingModelPath: '' }),
     ).toThrow(
       /segmentation model not found at \/no\/seg\.onnx; speaker-embedding model path is not configured/,
     );

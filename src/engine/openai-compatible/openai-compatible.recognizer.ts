@@ -6,16 +6,16 @@ import {
   RecognitionOutput,
   Recognizer,
 } from '../engine.types';
-import { buildInitialPrompt } from '../whisper-cpp/initial-prompt.builder';
-import { encodeWav16kMono } from '../whisper-cpp/wav.encoder';
-import { isWhisperLanguage, toWhisperEngineLanguage } from '../whisper-cpp/whisper-language.codes';
-import { toFileTime } from '../whisper-cpp/whisper-token.merger';
+import { buildInitialPrompt } from '../whisper-family/initial-prompt.builder';
+import { encodeWav16kMono } from '../whisper-family/wav.encoder';
+import { isWhisperLanguage, toWhisperEngineLanguage } from '../whisper-family/whisper-language.codes';
+import { toFileTime } from '../whisper-family/whisper-token.merger';
 import {
   DEFAULT_MAX_PROMPT_CHARS,
   OpenAiCompatibleRecognizerSettings,
   transcriptionUrl,
 } from './openai-compatible.settings';
-import { errorMessageOf, parseTranscriptionResponse } from './openai-transcription.parser';
+import { errorMessageOf, parseTranscriptionResponse } from '../whisper-family/openai-transcription.parser';
 
 /**
  * Sends each chunk to an OpenAI-compatible `/v1/audio/transcriptions` endpoint, for operators who run

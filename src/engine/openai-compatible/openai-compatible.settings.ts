@@ -1,10 +1,9 @@
-import { DEFAULT_MAX_PROMPT_CHARS } from '../whisper-cpp/initial-prompt.builder';
+import { DEFAULT_MAX_PROMPT_CHARS } from '../whisper-family/initial-prompt.builder';
 
 /**
  * A remote OpenAI-compatible transcription server (OpenAI itself, speaches, vLLM, whisper.cpp's server, ...).
- * The caller builds it from configuration (no process.env in src); the required fields match
- * OpenAiCompatibleSettings in ../engine-settings.ts. Proposed variables: OPENAI_STT_BASE_URL,
- * OPENAI_STT_PATH, OPENAI_STT_API_KEY, OPENAI_STT_MODEL, OPENAI_STT_TIMEOUT_MS.
+ * Its descriptor (openai-compatible.descriptor.ts) builds it from the OPENAI_STT_* variables
+ * (openai-compatible.config.ts).
  */
 export interface OpenAiCompatibleRecognizerSettings {
   /** Scheme, host and port, e.g. http://gpu-box:8000 (a trailing /v1 is tolerated). */

@@ -8,7 +8,7 @@ import { defaultEngineSettings } from '../engine-settings';
 import { SingleSpeakerDiarizer } from '../diarization/single-speaker.diarizer';
 import type { PipelineStage, TranscribeRequest } from '../engine.types';
 import { POCKETSPHINX_IDENTITY, PocketSphinxRecognizer } from '../pocketsphinx/pocketsphinx-recognizer';
-import { RecognizerThreadPool } from '../recognition/recognizer-thread-pool';
+import { RecognizerThreadPool } from '../pocketsphinx/recognizer-thread-pool';
 import { SileroSpeechDetector } from '../speech/silero-speech-detector';
 import { TranscriptionPipeline } from './transcription-pipeline';
 

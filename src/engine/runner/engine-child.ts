@@ -2,10 +2,9 @@
  * The engine child process: runs exactly one transcription job and exits. A native crash here (onnxruntime
  * abort, segfault in libpocketsphinx) ends only this process; the parent turns it into ENGINE_FAILED.
  */
-import { createDiarizer } from '../diarization/diarizer-factory';
 import { EngineError } from '../engine.types';
 import { TranscriptionPipeline } from '../pipeline/transcription-pipeline';
-import { createRecognizer } from '../recognizer-factory';
+import { ENGINE_REGISTRY } from '../engine-registry';
 import { SileroSpeechDetector } from '../speech/silero-speech-detector';
 import { isEngineJobMessage, type EngineChildMessage, type EngineJobMessage } from './engine-messages';
 
@@ -30,11 +29,14 @@ function sendUsage(): Promise<void> {
 async function runJob({ request, settings }: EngineJobMessage): Promise<void> {
   let recognizer;
   try {
-    recognizer = createRecognizer(request.model, settings);
+    const tier = settings.tiers[request.model];
+    recognizer = ENGINE_REGISTRY.recognizerOf(tier.recognizer).create(tier.recognizer.settings, {
+      parallelism: settings.parallelism,
+    });
     const pipeline = new TranscriptionPipeline({
       recognizer,
       speechDetector: new SileroSpeechDetector(settings.speech),
-      diarizer: createDiarizer(settings.tiers[request.model].diarization),
+      diarizer: ENGINE_REGISTRY.diarizerOf(tier.diarization).create(tier.diarization.settings),
       settings,
     });
     const result = await pipeline.run(request, {

@@ -6,7 +6,8 @@ import { LANGUAGE_CODES } from '../../languages/languages';
 import { findModel, installedBytes, MODEL_CATALOGUE } from '../models/model-catalogue';
 import { syntheticWhisperModel } from '../../../test/support/whisper-cpp/synthetic-whisper-model';
 import { requireWhisperCppBinDir } from '../../../test/support/whisper-cpp/whisper-cpp.testing';
-import { describeLanguages, isEnglishOnlyWhisperModel, resolveEngineTiers } from './engine-tiers';
+import { isEnglishOnlyWhisperModel } from '../whisper-cpp/whisper-cpp.descriptor';
+import { describeLanguages, resolveEngineTiers } from './engine-tiers';
 
 /**
  * The resolver against the real file system: the real whisper.cpp binaries, the synthetic ggml model the
@@ -60,7 +61,7 @@ describe('resolveEngineTiers', () => {
   it('auto with nothing installed: PocketSphinx and classical everywhere, English only', () => {
     const tiers = resolveEngineTiers(config());
     for (const tier of ['standard', 'premium', 'premium_jade'] as const) {
-      expect(tiers.get(tier)).toMatchObject({
+      expect(tiers.describe(tier)).toMatchObject({
         recognizer: 'pocketsphinx',
         whisperModelPath: null,
         diarizer: 'classical',
@@ -70,7 +71,7 @@ describe('resolveEngineTiers', () => {
       expect(tiers.serves(tier, 'auto')).toBe(true);
       expect(tiers.serves(tier, 'de')).toBe(false);
     }
-    expect(tiers.get('premium').notes.join('\n')).toContain("'large-v3-turbo-q5_0' is not installed");
+    expect(tiers.describe('premium').notes.join('\n')).toContain("'large-v3-turbo-q5_0' is not installed");
   });
 
   it('auto picks each tier’s installed default model and the neural diarizer for premium tiers only', () => {
@@ -79,14 +80,14 @@ describe('resolveEngineTiers', () => {
     const segmentation = install('pyannote-segmentation-3-0');
     const embedding = install('3dspeaker-eres2net-base');
     const tiers = resolveEngineTiers(config());
-    expect(tiers.get('standard')).toMatchObject({
+    expect(tiers.describe('standard')).toMatchObject({
       recognizer: 'whisper-cpp',
       whisperModelPath: base,
       diarizer: 'classical',
       languages: 'all',
     });
     for (const tier of ['premium', 'premium_jade'] as const) {
-      expect(tiers.get(tier)).toMatchObject({
+      expect(tiers.describe(tier)).toMatchObject({
         recognizer: 'whisper-cpp',
         whisperModelPath: turbo,
         diarizer: 'sherpa-onnx',
@@ -100,16 +101,16 @@ describe('resolveEngineTiers', () => {
     install('base');
     const turbo = install('large-v3-turbo-q5_0');
     const notInstalled = resolveEngineTiers(config());
-    expect(notInstalled.get('premium').germanWhisperModelPath).toBeNull();
-    expect(notInstalled.get('premium').notes.join('\n')).toContain(
+    expect(notInstalled.describe('premium').germanWhisperModelPath).toBeNull();
+    expect(notInstalled.describe('premium').notes.join('\n')).toContain(
       "German audio stays on the general model: 'large-v3-turbo-german-q5_0' is not installed",
     );
     const german = install('large-v3-turbo-german-q5_0');
     const tiers = resolveEngineTiers(config());
     for (const tier of ['premium', 'premium_jade'] as const) {
-      expect(tiers.get(tier)).toMatchObject({ whisperModelPath: turbo, germanWhisperModelPath: german });
+      expect(tiers.describe(tier)).toMatchObject({ whisperModelPath: turbo, germanWhisperModelPath: german });
     }
-    expect(tiers.get('standard').germanWhisperModelPath).toBeNull();
+    expect(tiers.describe('standard').germanWhisperModelPath).toBeNull();
   });
 
   it('a German model named by WHISPER_CPP_MODEL_PREMIUM_GERMAN must exist', () => {
@@ -119,21 +120,21 @@ describe('resolveEngineTiers', () => {
     );
     expect(message).toContain('WHISPER_CPP_MODEL_PREMIUM_GERMAN=/nowhere/ggml-german.bin: no file at');
     const tiers = resolveEngineTiers(config({ WHISPER_CPP_MODEL_PREMIUM_GERMAN: SYNTHETIC_MODEL }));
-    expect(tiers.get('premium').germanWhisperModelPath).toBe(SYNTHETIC_MODEL);
-    expect(tiers.get('premium_jade').germanWhisperModelPath).toBeNull();
+    expect(tiers.describe('premium').germanWhisperModelPath).toBe(SYNTHETIC_MODEL);
+    expect(tiers.describe('premium_jade').germanWhisperModelPath).toBeNull();
   });
 
   it('a file of the wrong size is not an installed model', () => {
     const file = install('base');
     fs.truncateSync(file, 1000);
-    expect(resolveEngineTiers(config()).get('standard').recognizer).toBe('pocketsphinx');
+    expect(resolveEngineTiers(config()).describe('standard').recognizer).toBe('pocketsphinx');
   });
 
   it('auto falls back to PocketSphinx (with a note) when the model is there but whisper.cpp is not built', () => {
     install('base');
     const tiers = resolveEngineTiers(config({ WHISPER_CPP_BIN_DIR: emptyDir }));
-    expect(tiers.get('standard').recognizer).toBe('pocketsphinx');
-    expect(tiers.get('standard').notes.join('\n')).toContain(`WHISPER_CPP_BIN_DIR=${emptyDir}`);
+    expect(tiers.describe('standard').recognizer).toBe('pocketsphinx');
+    expect(tiers.describe('standard').notes.join('\n')).toContain(`WHISPER_CPP_BIN_DIR=${emptyDir}`);
   });
 
   it('WHISPER_CPP_MODEL_<TIER> wins over WHISPER_CPP_MODEL, which wins over the defaults', () => {
@@ -142,15 +143,15 @@ describe('resolveEngineTiers', () => {
     const tiers = resolveEngineTiers(
       config({ WHISPER_CPP_MODEL: small, WHISPER_CPP_MODEL_PREMIUM: SYNTHETIC_MODEL }),
     );
-    expect(tiers.get('standard').whisperModelPath).toBe(small);
-    expect(tiers.get('premium').whisperModelPath).toBe(SYNTHETIC_MODEL);
-    expect(tiers.get('premium_jade').whisperModelPath).toBe(small);
+    expect(tiers.describe('standard').whisperModelPath).toBe(small);
+    expect(tiers.describe('premium').whisperModelPath).toBe(SYNTHETIC_MODEL);
+    expect(tiers.describe('premium_jade').whisperModelPath).toBe(small);
   });
 
   it('an English-only Whisper model serves English only', () => {
     install('base.en');
     const tiers = resolveEngineTiers(config({ WHISPER_CPP_MODEL_STANDARD: 'base.en' }));
-    expect(tiers.get('standard').recognizer).toBe('whisper-cpp');
+    expect(tiers.describe('standard').recognizer).toBe('whisper-cpp');
     expect(tiers.serves('standard', 'de')).toBe(false);
     expect(isEnglishOnlyWhisperModel('/m/ggml-tiny.en-q5_1.bin')).toBe(true);
     expect(isEnglishOnlyWhisperModel('/m/ggml-large-v3-turbo.bin')).toBe(false);
@@ -211,16 +212,16 @@ describe('resolveEngineTiers', () => {
         ENGINE_DIARIZER_STANDARD: 'sherpa-onnx',
       }),
     );
-    expect(tiers.get('standard')).toMatchObject({ recognizer: 'pocketsphinx', diarizer: 'sherpa-onnx' });
-    expect(tiers.get('premium').diarizer).toBe('classical');
-    expect(tiers.get('premium_jade').diarizer).toBe('sherpa-onnx');
+    expect(tiers.describe('standard')).toMatchObject({ recognizer: 'pocketsphinx', diarizer: 'sherpa-onnx' });
+    expect(tiers.describe('premium').diarizer).toBe('classical');
+    expect(tiers.describe('premium_jade').diarizer).toBe('sherpa-onnx');
   });
 
   it('an OpenAI-compatible tier serves every language of the contract', () => {
     const tiers = resolveEngineTiers(
       config({ ENGINE_RECOGNIZER_PREMIUM: 'openai-compatible', OPENAI_STT_BASE_URL: 'http://127.0.0.1:9' }),
     );
-    expect(tiers.get('premium').recognizer).toBe('openai-compatible');
+    expect(tiers.describe('premium').recognizer).toBe('openai-compatible');
     for (const code of LANGUAGE_CODES) expect(tiers.serves('premium', code)).toBe(true);
   });
 

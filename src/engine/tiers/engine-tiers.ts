@@ -1,52 +1,53 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { MODEL_TIER_CATALOGUE, MODEL_TIERS } from '../../common/model-tier-catalogue';
-import { AppConfig, ConfigValidationError } from '../../config/app-config';
+import { MODEL_TIERS, type ModelTier } from '../../common/model-tier-catalogue';
+import { AppConfig, ConfigValidationError, environmentOf } from '../../config/app-config';
 import { LANGUAGES } from '../../languages/languages';
-import type { DiarizerKind } from '../diarization/diarizer-factory';
-import type { RecognizerKind } from '../engine-settings';
-import type { ModelTier } from '../engine.types';
-import { findModel, installedModelPath, MODEL_CATALOGUE } from '../models/model-catalogue';
-import {
-  defaultWhisperCppBinDir,
-  whisperCliPath,
-  whisperServerPath,
-} from '../whisper-cpp/whisper-cpp.settings';
+import { EngineConfig, TIER_ENGINE_VARIABLES } from '../engine.config';
+import type {
+  DiarizerDescriptor,
+  DiarizerKind,
+  EngineChoice,
+  EngineConfigReader,
+  RecognizerDescriptor,
+  RecognizerKind,
+  Resolution,
+  ResolveContext,
+  ServedLanguages,
+} from '../registry/engine-descriptor';
+import { EngineConfiguration, loadEngineConfiguration } from '../registry/engine-configuration';
+import { ENGINE_REGISTRY, type EngineRegistry } from '../engine-registry';
 
 /**
  * What each model tier runs on this deployment, decided once at boot from the configuration and the files
  * that are really there. Everything that depends on a tier's engine (the engine child's recogniser and
- * diarizer, the upload's language check, `engine:tiers`) reads this resolution, so they cannot disagree.
+ * diarizer, the upload's language check, readiness, `engine:tiers`) reads this resolution, so they cannot
+ * disagree.
  *
- * `auto` (the default) picks the best engine whose files are installed; an explicit choice whose model,
- * binary or server is missing is a configuration error naming the variable, never a job that fails later.
- * Each tier's variables and defaults come from the tier catalogue (src/common/model-tier-catalogue.ts).
+ * `auto` (the default) tries the registered engines in their `autoRank` order and takes the first available;
+ * an explicit choice that cannot run is a configuration error naming the variable, never a job that fails
+ * later. What "available" means is each engine's own business (its descriptor's `resolve`).
  */
-
-/** The sherpa-onnx diarizer's two models, as catalogue names (installed by `models:pull`). */
-export const SHERPA_DIARIZATION_MODELS = {
-  segmentation: 'pyannote-segmentation-3-0',
-  embedding: '3dspeaker-eres2net-base',
-} as const;
-
-const ENGLISH_ONLY: ReadonlySet<string> = new Set(['en']);
 
 export interface ResolvedTier {
   recognizer: RecognizerKind;
-  /** The ggml model file of a whisper-cpp tier; null otherwise. */
-  whisperModelPath: string | null;
-  /**
-   * The German model of a whisper-cpp tier that routes by language (premium tiers): German audio, given as
-   * the job's language or detected by the general model, is transcribed with it. Null: one model for all.
-   */
-  germanWhisperModelPath: string | null;
   diarizer: DiarizerKind;
-  /** The model files of a sherpa-onnx tier; null otherwise. */
-  sherpaOnnx: { segmentationModelPath: string; embeddingModelPath: string } | null;
   /** Request languages the recogniser serves (`auto` is always served); 'all' = the 99 of GET /v1/languages. */
-  languages: ReadonlySet<string> | 'all';
+  languages: ServedLanguages;
   /** Why `auto` chose what it chose, for the boot log and `engine:tiers`. */
   notes: string[];
+  /** What the engine child builds: each engine's kind and its resolved settings. */
+  recognizerChoice: EngineChoice;
+  diarizerChoice: EngineChoice;
+  /** The engines' own fields for `engine:tiers` (the whisper model path, the sherpa-onnx models, …). */
+  report: Record<string, unknown>;
+}
+
+/** A tier as `engine:tiers` prints it: the kinds, every registered engine's report fields, languages, notes. */
+export interface TierDescription {
+  recognizer: RecognizerKind;
+  diarizer: DiarizerKind;
+  languages: 'all' | string[];
+  notes: string[];
+  [field: string]: unknown;
 }
 
 /** The resolution of every tier; a Nest provider (EngineModule) so the API and the worker share one. */
@@ -54,7 +55,9 @@ export class EngineTiers {
   constructor(
     readonly tiers: Readonly<Record<ModelTier, ResolvedTier>>,
     readonly modelsDir: string,
-    readonly whisperCppBinDir: string,
+    /** The engine's validated configuration slices (its own and each registered engine's). */
+    readonly config: EngineConfigReader,
+    readonly registry: EngineRegistry = ENGINE_REGISTRY,
   ) {}
 
   get(tier: ModelTier): ResolvedTier {
@@ -68,306 +71,231 @@ export class EngineTiers {
   }
 
   /**
-   * Whether the tier's recogniser writes numbers as words ("twenty five"): PocketSphinx does, Whisper-family
+   * Whether the tier's recogniser writes numbers as words ("twenty five"), as PocketSphinx does; Whisper-family
    * recognisers write digits. Number formatting is on by default for such tiers.
    */
   spellsNumbersOut(tier: ModelTier): boolean {
-    return this.tiers[tier].recognizer === 'pocketsphinx';
+    return this.registry.recognizer(this.tiers[tier].recognizer).spellsNumbersOut;
+  }
+
+  /** Whether the tier's recogniser decodes audio as it arrives (realtime sessions take only such tiers). */
+  streamsLive(tier: ModelTier): boolean {
+    return this.registry.recognizer(this.tiers[tier].recognizer).streamsLive;
+  }
+
+  /** A tier as `engine:tiers` prints it (report fields of engines the tier does not run are null). */
+  describe(tier: ModelTier): TierDescription {
+    const resolved = this.tiers[tier];
+    const defaults = (descriptors: Array<RecognizerDescriptor | DiarizerDescriptor>) =>
+      Object.assign({}, ...descriptors.map((descriptor) => descriptor.reportDefaults ?? {})) as Record<
+        string,
+        null
+      >;
+    const recognizerFields = defaults(
+      this.registry.recognizerKinds().map((kind) => this.registry.recognizer(kind)),
+    );
+    const diarizerFields = defaults(
+      this.registry.diarizerKinds().map((kind) => this.registry.diarizer(kind)),
+    );
+    const own = (fields: Record<string, null>) =>
+      Object.fromEntries(Object.keys(fields).map((field) => [field, resolved.report[field] ?? null]));
+    return {
+      recognizer: resolved.recognizer,
+      ...own(recognizerFields),
+      diarizer: resolved.diarizer,
+      ...own(diarizerFields),
+      languages: resolved.languages === 'all' ? 'all' : [...resolved.languages].sort(),
+      notes: resolved.notes,
+    };
   }
 
   /** Plain JSON (Sets become sorted arrays) for `engine:tiers`. */
   toJSON(): Record<string, unknown> {
+    const engines = [
+      ...this.registry.recognizerKinds().map((kind) => this.registry.recognizer(kind)),
+      ...this.registry.diarizerKinds().map((kind) => this.registry.diarizer(kind)),
+    ];
     return {
       modelsDir: this.modelsDir,
-      whisperCppBinDir: this.whisperCppBinDir,
-      tiers: Object.fromEntries(
-        MODEL_TIERS.map((tier) => {
-          const resolved = this.tiers[tier];
-          return [
-            tier,
-            {
-              ...resolved,
-              languages: resolved.languages === 'all' ? 'all' : [...resolved.languages].sort(),
-            },
-          ];
-        }),
-      ),
+      ...(Object.assign(
+        {},
+        ...engines.map((engine) => engine.deploymentReport?.(this.config) ?? {}),
+      ) as Record<string, unknown>),
+      tiers: Object.fromEntries(MODEL_TIERS.map((tier) => [tier, this.describe(tier)])),
     };
   }
 }
 
-/** The file-system questions the resolver asks; tests use the real file system with temporary folders. */
-const files = {
-  isFile(file: string): boolean {
-    try {
-      return fs.statSync(file).isFile();
-    } catch {
-      return false;
+/**
+ * Validates the engine's configuration slices (its own variables and those of every registered engine) from
+ * the environment `config` was loaded from; one ConfigValidationError lists every bad variable.
+ */
+export function loadEngineConfig(
+  config: AppConfig,
+  registry: EngineRegistry = ENGINE_REGISTRY,
+): EngineConfiguration {
+  const environment = environmentOf(config);
+  const configuration = loadEngineConfiguration(registry.configSlices(), environment);
+  const engine = configuration.get(EngineConfig);
+  const lines: string[] = [];
+  for (const tier of MODEL_TIERS) {
+    const { recognizer, diarizer } = TIER_ENGINE_VARIABLES[tier];
+    for (const [variable, kinds] of [
+      [recognizer, registry.recognizerKinds()],
+      [diarizer, registry.diarizerKinds()],
+    ] as const) {
+      const choices = ['auto', ...kinds];
+      if (!choices.includes(engine[variable])) {
+        lines.push(
+          `  ${variable}=${JSON.stringify(environment[variable] ?? null)}: ${variable} must be one of the following values: ${choices.join(', ')}`,
+        );
+      }
     }
-  },
-  isExecutable(file: string): boolean {
-    try {
-      fs.accessSync(file, fs.constants.X_OK);
-      return fs.statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  },
-};
+  }
+  if (lines.length > 0) throw new ConfigValidationError(`Invalid configuration:\n${lines.join('\n')}`);
+  return configuration;
+}
 
-/** The repository root (this file is src/engine/tiers/ or dist/engine/tiers/). */
-const REPOSITORY_ROOT = path.join(__dirname, '..', '..', '..');
+/** Resolves every tier from the process's config; throws one ConfigValidationError naming every bad variable. */
+export function resolveEngineTiers(
+  config: AppConfig,
+  registry: EngineRegistry = ENGINE_REGISTRY,
+): EngineTiers {
+  return resolveTiersFrom(loadEngineConfig(config, registry), config.MODELS_DIR, registry);
+}
 
-/** Resolves every tier; throws one ConfigValidationError listing every misconfigured variable. */
-export function resolveEngineTiers(config: AppConfig): EngineTiers {
-  const binDir = whisperCppBinDir(config);
+/** Resolves every tier from validated engine slices; one ConfigValidationError lists every misconfigured tier. */
+export function resolveTiersFrom(
+  engineConfig: EngineConfigReader,
+  modelsDir: string,
+  registry: EngineRegistry = ENGINE_REGISTRY,
+): EngineTiers {
   const problems: string[] = [];
   const tiers = {} as Record<ModelTier, ResolvedTier>;
   for (const tier of MODEL_TIERS) {
-    try {
-      tiers[tier] = resolveTier(config, tier, binDir);
-    } catch (error) {
-      if (!(error instanceof TierConfigurationProblem)) throw error;
-      problems.push(...error.lines);
-    }
+    const resolution = resolveTier(registry, engineConfig, modelsDir, tier);
+    if ('problems' in resolution) problems.push(...resolution.problems);
+    else tiers[tier] = resolution;
   }
   if (problems.length > 0) {
     throw new ConfigValidationError(
       `Invalid configuration:\n${problems.map((line) => `  ${line}`).join('\n')}`,
     );
   }
-  return new EngineTiers(tiers, config.MODELS_DIR, binDir);
+  return new EngineTiers(tiers, modelsDir, engineConfig, registry);
 }
 
-export function whisperCppBinDir(config: AppConfig): string {
-  return config.WHISPER_CPP_BIN_DIR ?? defaultWhisperCppBinDir(REPOSITORY_ROOT);
-}
-
-class TierConfigurationProblem extends Error {
-  constructor(readonly lines: string[]) {
-    super(lines.join('\n'));
-  }
-}
-
-function resolveTier(config: AppConfig, tier: ModelTier, binDir: string): ResolvedTier {
+function resolveTier(
+  registry: EngineRegistry,
+  config: EngineConfigReader,
+  modelsDir: string,
+  tier: ModelTier,
+): ResolvedTier | { problems: string[] } {
+  const variables = TIER_ENGINE_VARIABLES[tier];
+  const choices = config.get(EngineConfig);
   const notes: string[] = [];
   const problems: string[] = [];
-  const recognizer = resolveRecognizer(config, tier, binDir, notes, problems);
-  const germanWhisperModelPath =
-    recognizer.kind === 'whisper-cpp' ? resolveGermanModel(config, tier, notes, problems) : null;
-  const diarizer = resolveDiarizer(config, tier, notes, problems);
-  if (problems.length > 0) throw new TierConfigurationProblem(problems);
-  return {
-    recognizer: recognizer.kind,
-    whisperModelPath: recognizer.whisperModelPath,
-    germanWhisperModelPath,
-    diarizer: diarizer.kind,
-    sherpaOnnx: diarizer.sherpaOnnx,
-    languages: recognizer.languages,
+  const context = (variable: string, explicit: boolean): ResolveContext => ({
+    tier,
+    variable,
+    explicit,
+    config,
+    modelsDir,
+  });
+  const recognizer = choose(
+    'recognizer',
+    choices[variables.recognizer],
+    (kind) => registry.recognizer(kind),
+    registry.autoRecognizers(tier),
+    (explicit) => context(variables.recognizer, explicit),
     notes,
+    problems,
+  );
+  const diarizer = choose(
+    'diarizer',
+    choices[variables.diarizer],
+    (kind) => registry.diarizer(kind),
+    registry.autoDiarizers(tier),
+    (explicit) => context(variables.diarizer, explicit),
+    notes,
+    problems,
+  );
+  if (!recognizer || !diarizer || problems.length > 0) return { problems };
+  return {
+    recognizer: recognizer.descriptor.kind,
+    diarizer: diarizer.descriptor.kind,
+    languages: recognizer.descriptor.languages(recognizer.settings),
+    notes,
+    recognizerChoice: choiceOf(recognizer),
+    diarizerChoice: choiceOf(diarizer),
+    report: { ...recognizer.report, ...diarizer.report },
   };
 }
 
-interface RecognizerResolution {
-  kind: RecognizerKind;
-  whisperModelPath: string | null;
-  languages: ReadonlySet<string> | 'all';
-}
-
-const POCKETSPHINX: RecognizerResolution = {
-  kind: 'pocketsphinx',
-  whisperModelPath: null,
-  languages: ENGLISH_ONLY,
-};
-
-function resolveRecognizer(
-  config: AppConfig,
-  tier: ModelTier,
-  binDir: string,
-  notes: string[],
-  problems: string[],
-): RecognizerResolution {
-  const variable = MODEL_TIER_CATALOGUE[tier].recognizerVariable;
-  const choice = config[variable];
-  switch (choice) {
-    case 'pocketsphinx':
-      return POCKETSPHINX;
-    case 'openai-compatible':
-      if (!config.OPENAI_STT_BASE_URL) {
-        problems.push(`${variable}=openai-compatible: OPENAI_STT_BASE_URL is not set`);
-      }
-      // Any OpenAI-compatible server is a Whisper engine: it knows the 99 languages.
-      return { kind: 'openai-compatible', whisperModelPath: null, languages: 'all' };
-    case 'whisper-cpp': {
-      const model = whisperModel(config, tier);
-      const missingBinaries = missingWhisperBinaries(binDir);
-      if (!model.path) problems.push(`${variable}=whisper-cpp: no model: ${model.missing}`);
-      if (missingBinaries.length > 0) {
-        problems.push(`${variable}=whisper-cpp: ${missingWhisperBinariesMessage(missingBinaries, binDir)}`);
-      }
-      return whisperResolution(model.path ?? '');
-    }
-    case 'auto': {
-      const model = whisperModel(config, tier);
-      if (!model.path) {
-        // A model the operator named must exist; only the built-in default may be absent.
-        if (model.variable) problems.push(`${model.variable}=${model.value}: ${model.missing}`);
-        else notes.push(`recognizer auto → pocketsphinx: whisper model ${model.missing}`);
-        return POCKETSPHINX;
-      }
-      const missingBinaries = missingWhisperBinaries(binDir);
-      if (missingBinaries.length > 0) {
-        notes.push(
-          `recognizer auto → pocketsphinx: model ${model.path} is installed but ` +
-            missingWhisperBinariesMessage(missingBinaries, binDir),
-        );
-        return POCKETSPHINX;
-      }
-      notes.push(`recognizer auto → whisper-cpp with ${model.path}`);
-      return whisperResolution(model.path);
-    }
-  }
+interface Chosen<D> {
+  descriptor: D;
+  settings: unknown;
+  report: Record<string, unknown>;
 }
 
 /**
- * The German model of a tier that has one: the variable's model (which must exist), else the default when
- * installed; without it German audio stays on the general model, with a note saying how to add it.
+ * The named engine, or for `auto` the first candidate that is available; each candidate passed over leaves a
+ * note ("recognizer auto → pocketsphinx: whisper model … is not installed"), and so does the one taken when it
+ * says why.
  */
-function resolveGermanModel(
-  config: AppConfig,
-  tier: ModelTier,
+function choose<D extends RecognizerDescriptor | DiarizerDescriptor>(
+  role: 'recognizer' | 'diarizer',
+  choice: string,
+  named: (kind: string) => D,
+  candidates: D[],
+  context: (explicit: boolean) => ResolveContext,
   notes: string[],
   problems: string[],
-): string | null {
-  const german = MODEL_TIER_CATALOGUE[tier].germanWhisperModel;
-  if (!german) return null;
-  const value = config[german.variable];
-  const model = value
-    ? lookupModel(config, german.variable, value)
-    : lookupModel(config, null, german.defaultModel);
-  if (model.path) {
-    notes.push(`German audio (given or detected) → ${model.path}`);
-    return model.path;
+): Chosen<D> | null {
+  const take = (descriptor: D, resolution: Resolution<unknown>): Chosen<D> | null => {
+    if (resolution.outcome === 'misconfigured') {
+      problems.push(...resolution.problems);
+      return null;
+    }
+    if (resolution.outcome === 'unavailable') {
+      problems.push(`${context(true).variable}=${descriptor.kind}: ${resolution.reason}`);
+      return null;
+    }
+    notes.push(...(resolution.notes ?? []));
+    return { descriptor, settings: resolution.settings, report: resolution.report ?? {} };
+  };
+  if (choice !== 'auto') {
+    const descriptor = named(choice);
+    return take(descriptor, descriptor.resolve(context(true)));
   }
-  if (model.variable) problems.push(`${model.variable}=${model.value}: ${model.missing}`);
-  else notes.push(`German audio stays on the general model: ${model.missing}`);
+  const passedOver: string[] = [];
+  for (const descriptor of candidates) {
+    const resolution = descriptor.resolve(context(false));
+    if (resolution.outcome === 'unavailable') {
+      passedOver.push(resolution.reason);
+      continue;
+    }
+    for (const reason of passedOver) notes.push(`${role} auto → ${descriptor.kind}: ${reason}`);
+    if (resolution.outcome === 'resolved' && resolution.autoReason) {
+      notes.push(`${role} auto → ${descriptor.kind} ${resolution.autoReason}`);
+    }
+    return take(descriptor, resolution);
+  }
+  problems.push(
+    `${context(false).variable}=auto: no registered ${role} is available (${passedOver.join('; ')})`,
+  );
   return null;
 }
 
-function whisperResolution(modelPath: string): RecognizerResolution {
-  return {
-    kind: 'whisper-cpp',
-    whisperModelPath: modelPath,
-    languages: isEnglishOnlyWhisperModel(modelPath) ? ENGLISH_ONLY : 'all',
-  };
-}
-
-/** whisper.cpp's `.en` models (ggml-base.en.bin, ggml-tiny.en-q5_1.bin, …) know English only. */
-export function isEnglishOnlyWhisperModel(modelPath: string): boolean {
-  return /\.en([.-]|$)/.test(path.basename(modelPath));
-}
-
-interface ModelLookup {
-  /** The variable that named the model; null for the tier's built-in default. */
-  variable: string | null;
-  value: string;
-  path: string | null;
-  /** Why it is missing, for messages. */
-  missing: string;
-}
-
-/** WHISPER_CPP_MODEL_<TIER> first, then the all-tiers WHISPER_CPP_MODEL, then the tier's default. */
-function whisperModel(config: AppConfig, tier: ModelTier): ModelLookup {
-  const perTier = MODEL_TIER_CATALOGUE[tier].whisperModelVariable;
-  const perTierValue = config[perTier];
-  if (perTierValue) return lookupModel(config, perTier, perTierValue);
-  if (config.WHISPER_CPP_MODEL) return lookupModel(config, 'WHISPER_CPP_MODEL', config.WHISPER_CPP_MODEL);
-  return lookupModel(config, null, MODEL_TIER_CATALOGUE[tier].defaultWhisperModel);
-}
-
-/** A value with a path separator or a file extension is a file path; anything else is a catalogue name. */
-export function looksLikeModelPath(value: string): boolean {
-  return value.includes('/') || value.includes(path.sep) || /\.(bin|onnx|gguf)$/i.test(value);
-}
-
-function lookupModel(config: AppConfig, variable: string | null, value: string): ModelLookup {
-  if (looksLikeModelPath(value)) {
-    const file = path.resolve(value);
-    return { variable, value, path: files.isFile(file) ? file : null, missing: `no file at ${file}` };
-  }
-  if (!findModel(MODEL_CATALOGUE, value)) {
-    const names = MODEL_CATALOGUE.filter((entry) => entry.kind === 'whisper-ggml').map((entry) => entry.name);
-    return {
-      variable,
-      value,
-      path: null,
-      missing: `neither a file path nor a model of the catalogue (${names.join(', ')})`,
-    };
-  }
-  return {
-    variable,
-    value,
-    path: installedModelPath(config.MODELS_DIR, value),
-    missing: notInstalledMessage(config, value),
-  };
-}
-
-function notInstalledMessage(config: AppConfig, name: string): string {
-  return `'${name}' is not installed in MODELS_DIR=${config.MODELS_DIR} (node dist/cli.js models:pull ${name})`;
-}
-
-/** The recogniser runs whisper-server; whisper-cli (tools, benchmarks) is built alongside it: checked as a pair. */
-function missingWhisperBinaries(binDir: string): string[] {
-  return [whisperCliPath(binDir), whisperServerPath(binDir)].filter((file) => !files.isExecutable(file));
-}
-
-function missingWhisperBinariesMessage(missing: string[], binDir: string): string {
-  return (
-    `no executable ${missing.map((file) => path.basename(file)).join(', ')} in WHISPER_CPP_BIN_DIR=${binDir} ` +
-    `(scripts/build-whisper-cpp.sh builds it)`
-  );
-}
-
-interface DiarizerResolution {
-  kind: DiarizerKind;
-  sherpaOnnx: ResolvedTier['sherpaOnnx'];
-}
-
-function resolveDiarizer(
-  config: AppConfig,
-  tier: ModelTier,
-  notes: string[],
-  problems: string[],
-): DiarizerResolution {
-  const variable = MODEL_TIER_CATALOGUE[tier].diarizerVariable;
-  const neuralByDefault = MODEL_TIER_CATALOGUE[tier].neuralDiarizationByDefault;
-  const choice = config[variable];
-  if (choice === 'classical') return { kind: 'classical', sherpaOnnx: null };
-  const segmentation = installedModelPath(config.MODELS_DIR, SHERPA_DIARIZATION_MODELS.segmentation);
-  const embedding = installedModelPath(config.MODELS_DIR, SHERPA_DIARIZATION_MODELS.embedding);
-  const missing: string[] = [];
-  if (!segmentation) missing.push(SHERPA_DIARIZATION_MODELS.segmentation);
-  if (!embedding) missing.push(SHERPA_DIARIZATION_MODELS.embedding);
-  if (segmentation && embedding) {
-    if (choice === 'auto' && !neuralByDefault) {
-      return { kind: 'classical', sherpaOnnx: null };
-    }
-    if (choice === 'auto') notes.push('diarizer auto → sherpa-onnx (its models are installed)');
-    return {
-      kind: 'sherpa-onnx',
-      sherpaOnnx: { segmentationModelPath: segmentation, embeddingModelPath: embedding },
-    };
-  }
-  const why = missing.map((name) => notInstalledMessage(config, name)).join('; ');
-  if (choice === 'sherpa-onnx') problems.push(`${variable}=sherpa-onnx: ${why}`);
-  else if (neuralByDefault) notes.push(`diarizer auto → classical: ${why}`);
-  return { kind: 'classical', sherpaOnnx: null };
+function choiceOf(chosen: Chosen<RecognizerDescriptor | DiarizerDescriptor>): EngineChoice {
+  const { kind, modulePath } = chosen.descriptor;
+  return { kind, settings: chosen.settings, ...(modulePath ? { modulePath } : {}) };
 }
 
 const LANGUAGE_NAMES: ReadonlyMap<string, string> = new Map(LANGUAGES.map(({ code, name }) => [code, name]));
 
 /** "English only (en, auto)" or "all 99 languages of GET /v1/languages (and auto)": for messages. */
-export function describeLanguages(languages: ReadonlySet<string> | 'all'): string {
+export function describeLanguages(languages: ServedLanguages): string {
   if (languages === 'all') return `all ${LANGUAGES.length} languages of GET /v1/languages (and auto)`;
   const codes = [...languages].sort();
   const named = codes.map((code) => LANGUAGE_NAMES.get(code) ?? code).join(', ');

@@ -8,17 +8,17 @@ import {
   RecognitionOutput,
   Recognizer,
 } from '../engine.types';
-import { errorMessageOf, parseTranscriptionResponse } from '../openai-compatible/openai-transcription.parser';
-import { buildInitialPrompt } from './initial-prompt.builder';
-import { encodeWav16kMono } from './wav.encoder';
-import { isWhisperLanguage, toWhisperEngineLanguage } from './whisper-language.codes';
+import { errorMessageOf, parseTranscriptionResponse } from '../whisper-family/openai-transcription.parser';
+import { buildInitialPrompt } from '../whisper-family/initial-prompt.builder';
+import { encodeWav16kMono } from '../whisper-family/wav.encoder';
+import { isWhisperLanguage, toWhisperEngineLanguage } from '../whisper-family/whisper-language.codes';
 import {
   DEFAULT_MAX_PROMPT_CHARS,
   WHISPER_CPP_DEFAULT_TIMEOUT_MS,
   WhisperCppRecognizerSettings,
 } from './whisper-cpp.settings';
 import { logTail, WhisperServerProcess, WhisperServerStartError } from './whisper-server.process';
-import { toFileTime } from './whisper-token.merger';
+import { toFileTime } from '../whisper-family/whisper-token.merger';
 
 const SAMPLE_RATE = 16000;
 /** How long a broken request waits for the server's exit, to report how it ended. */

@@ -1,11 +1,10 @@
 import * as path from 'node:path';
-import { DEFAULT_MAX_PROMPT_CHARS } from './initial-prompt.builder';
+import { DEFAULT_MAX_PROMPT_CHARS } from '../whisper-family/initial-prompt.builder';
 
 /**
- * How to run whisper.cpp locally. The caller builds it from configuration (no process.env in src). The
- * required fields match WhisperCppSettings in ../engine-settings.ts, so that object can be passed as is.
- * Variables: WHISPER_CPP_BIN_DIR (→ binaryPath via whisperServerPath), WHISPER_CPP_MODEL, WHISPER_CPP_THREADS;
- * proposed: WHISPER_CPP_TIMEOUT_MS, WHISPER_CPP_EXTRA_ARGS (space-separated).
+ * How to run whisper.cpp locally. Its descriptor (whisper-cpp.descriptor.ts) builds it per tier from the
+ * WHISPER_CPP_* variables (whisper-cpp.config.ts): WHISPER_CPP_BIN_DIR (→ binaryPath via whisperServerPath),
+ * the tier's model, WHISPER_CPP_THREADS.
  */
 export interface WhisperCppRecognizerSettings {
   /** The whisper-server executable; scripts/build-whisper-cpp.sh installs it into <repo>/.tools/whisper.cpp/bin. */

@@ -1,4 +1,4 @@
-import type { DiarizationSettings } from '../../engine/diarization/diarizer-factory';
+import type { EngineChoice } from '../../engine/registry/engine-descriptor';
 import type { PocketSphinxSettings } from '../../engine/engine-settings';
 import type { SpeakerTurn, TimeSpan } from '../../engine/engine.types';
 import type { LiveEvent, LiveSettings } from './live-transcriber';
@@ -18,7 +18,7 @@ export type LiveRequest =
   | { type: 'clear' }
   | { type: 'finish'; id: number }
   /** After the last utterance: who spoke when in the stored session audio (session-diarization.ts). */
-  | { type: 'diarize'; id: number; settings: DiarizationSettings; pcmPath: string; speech: TimeSpan[] };
+  | { type: 'diarize'; id: number; settings: EngineChoice; pcmPath: string; speech: TimeSpan[] };
 
 /** Live recognition thread → main thread. `received`: samples taken so far, for the lag. */
 export type LiveReply =

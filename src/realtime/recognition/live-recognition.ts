@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { DiarizationSettings } from '../../engine/diarization/diarizer-factory';
+import type { EngineChoice } from '../../engine/registry/engine-descriptor';
 import type { SpeakerTurn, TimeSpan } from '../../engine/engine.types';
 import type { LiveRecognitionSpec, LiveReply, LiveRequest } from './live-recognition-messages';
 import type { LiveEvent, LiveSettings } from './live-transcriber';
@@ -120,7 +120,7 @@ export class LiveRecognition {
   }
 
   /** Who spoke when in the session's stored audio, on this thread (after finish). */
-  async diarize(settings: DiarizationSettings, pcmPath: string, speech: TimeSpan[]): Promise<SpeakerTurn[]> {
+  async diarize(settings: EngineChoice, pcmPath: string, speech: TimeSpan[]): Promise<SpeakerTurn[]> {
     const reply = await this.request({ type: 'diarize', settings, pcmPath, speech });
     if (reply?.type !== 'diarized') throw new Error('the recognition thread stopped before diarization');
     if (!reply.turns) throw new Error(reply.message ?? 'diarization failed');

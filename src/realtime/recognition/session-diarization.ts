@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { createDiarizer, type DiarizationSettings } from '../../engine/diarization/diarizer-factory';
 import type { SpeakerTurn, TimeSpan } from '../../engine/engine.types';
+import type { EngineChoice } from '../../engine/registry/engine-descriptor';
+import { ENGINE_REGISTRY } from '../../engine/engine-registry';
 import { LIVE_SAMPLE_RATE } from './live-transcriber';
 
 /** The most audio read and handed to the diarizer at once, so a long session is never held whole. */
@@ -12,12 +13,12 @@ const MAX_STRETCH_SECONDS = 60;
  * speech. Runs on the session's recognition thread once recognition is done.
  */
 export async function diarizeSessionAudio(
-  settings: DiarizationSettings,
+  diarizer: EngineChoice,
   pcmPath: string,
   speech: readonly TimeSpan[],
 ): Promise<SpeakerTurn[]> {
   if (speech.length === 0) return [];
-  const session = createDiarizer(settings).begin({});
+  const session = ENGINE_REGISTRY.diarizerOf(diarizer).create(diarizer.settings).begin({});
   const file = openSync(pcmPath, 'r');
   try {
     for (const stretch of stretchesOf(speech)) {

@@ -1,4 +1,5 @@
-import type { ModelTier, TranscriptWord } from '../../engine/engine.types';
+import type { ModelTier } from '../../common/model-tier-catalogue';
+import type { TranscriptWord } from '../../engine/engine.types';
 
 /** What an export needs from a completed transcription; the caller maps its entity onto this. */
 export interface ExportableTranscription {

@@ -1,7 +1,8 @@
 import { isUuid } from '../../common/http/resource-id.pipe';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { codePointLength, unstorableTextReason } from '../../common/validation/stored-text';
-import type { ModelTier, SpeakerHints } from '../../engine/engine.types';
+import type { ModelTier } from '../../common/model-tier-catalogue';
+import type { SpeakerHints } from '../../engine/engine.types';
 import { LANGUAGE_CODES } from '../../languages/languages';
 import { MAX_VOCABULARY_WORD_LENGTH } from '../../vocabularies/vocabulary-word';
 import { MODEL_TIERS } from '../transcription.entity';

@@ -2,7 +2,7 @@ import { LANGUAGE_CODES } from '../../languages/languages';
 import { buildInitialPrompt, buildVocabularyPrompt } from './initial-prompt.builder';
 import { encodeWav16kMono } from './wav.encoder';
 import { toWhisperEngineLanguage, toWhisperLanguageCode, WHISPER_LANGUAGES } from './whisper-language.codes';
-import { parseTranscriptionResponse } from '../openai-compatible/openai-transcription.parser';
+import { parseTranscriptionResponse } from './openai-transcription.parser';
 import { mergeTokensIntoWords, spreadSegmentOverWords, toFileTime } from './whisper-token.merger';
 
 describe('Whisper language codes', () => {

@@ -7,11 +7,9 @@ import { EngineError, type Recognizer } from '../engine.types';
 import { PocketSphinxRecognizer } from '../pocketsphinx/pocketsphinx-recognizer';
 import type { ChunkReply, ChunkRequest, ThreadedRecognizerSpec } from './recognizer-thread-messages';
 
+/** The threads run PocketSphinx, whose native decoding blocks its thread (its descriptor builds the pool). */
 function createRecognizer(spec: ThreadedRecognizerSpec): Recognizer {
-  switch (spec.kind) {
-    case 'pocketsphinx':
-      return new PocketSphinxRecognizer(spec.settings);
-  }
+  return new PocketSphinxRecognizer(spec.settings);
 }
 
 const port = parentPort;

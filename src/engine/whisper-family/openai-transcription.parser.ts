@@ -1,13 +1,13 @@
 import { isRecord } from '../../common/is-record';
 import { RecognizedWord } from '../engine.types';
-import { toWhisperLanguageCode } from '../whisper-cpp/whisper-language.codes';
+import { toWhisperLanguageCode } from './whisper-language.codes';
 import {
   isSpecialToken,
   meanProbability,
   mergeTokensIntoWords,
   spreadSegmentOverWords,
   TimedToken,
-} from '../whisper-cpp/whisper-token.merger';
+} from './whisper-token.merger';
 
 export interface ParsedTranscription {
   /** Words in chunk time. */
