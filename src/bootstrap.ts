@@ -18,7 +18,10 @@ import { literalUndecodablePath } from './common/http/undecodable-path';
 import { assignRequestId } from './common/logging/request-id';
 import { validationPipe } from './common/http/validation-pipe';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter';
-import { AppConfig } from './config/app-config';
+import { Configuration } from './config/configuration';
+import { HttpConfig } from './common/http/http.config';
+import { ProblemConfig } from './common/problem/problem.config';
+import { AdminConfig } from './admin/admin.config';
 import { mountWebApp } from './web-app/web-app';
 
 /**
@@ -36,8 +39,10 @@ export function loadOpenApiDocument(): OpenAPIObject {
 }
 
 /** The HTTP application (roles `api` and `all`). */
-export async function createHttpApp(config: AppConfig): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
+export async function createHttpApp(configuration: Configuration): Promise<INestApplication> {
+  const http = configuration.get(HttpConfig);
+  const problems = configuration.get(ProblemConfig);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(configuration), {
     bodyParser: false,
     bufferLogs: true,
   });
@@ -46,18 +51,18 @@ export async function createHttpApp(config: AppConfig): Promise<INestApplication
   // First: every answer, whoever writes it (routes, the problem filter, 404s, timeouts), echoes the request id.
   app.use(assignRequestId);
   // The client address of per-IP rate limits (request.ip): X-Forwarded-For only from trusted proxies.
-  app.set('trust proxy', config.TRUST_PROXY);
-  applyIdleTimeouts(app.getHttpServer(), config);
-  answerOversizedHeadsAsProblems(app.getHttpServer(), config);
-  app.use(idleRequestTimeout(config));
+  app.set('trust proxy', http.TRUST_PROXY);
+  applyIdleTimeouts(app.getHttpServer(), http);
+  answerOversizedHeadsAsProblems(app.getHttpServer(), problems);
+  app.use(idleRequestTimeout(http, problems));
   app.use(securityHeaders);
-  enableConfiguredCors(app, config);
+  enableConfiguredCors(app, http);
   app.use(literalUndecodablePath);
   // Operators' queue dashboard, behind ADMIN_TOKEN; ahead of the API's middleware (no API key, no rate limit).
-  mountQueueBoard(app, config);
+  mountQueueBoard(app, configuration.get(AdminConfig), problems);
   // The dashboard's static files (issue 13), like /docs outside the API's routes.
   mountWebApp(app);
-  app.useGlobalFilters(new ProblemDetailsFilter(config));
+  app.useGlobalFilters(new ProblemDetailsFilter(problems));
   app.useGlobalPipes(validationPipe());
   // SIGTERM/SIGINT drain (readiness 503, no new connections, requests in flight finish), then exit 0.
   drainHttpServerOnShutdown(app.getHttpServer(), app.get(ShutdownCoordinator));
@@ -71,8 +76,8 @@ export async function createHttpApp(config: AppConfig): Promise<INestApplication
 }
 
 /** A process with queue processors and no HTTP listener (role `worker`). */
-export async function createWorkerContext(config: AppConfig): Promise<INestApplicationContext> {
-  const context = await NestFactory.createApplicationContext(AppModule.register(config), {
+export async function createWorkerContext(configuration: Configuration): Promise<INestApplicationContext> {
+  const context = await NestFactory.createApplicationContext(AppModule.register(configuration), {
     bufferLogs: true,
   });
   useJsonLogger(context);

@@ -3,7 +3,7 @@ import { EntityManager, In, MoreThan } from 'typeorm';
 import { Workspace } from '../account/workspace.entity';
 import { eurToMicro, microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
-import { AppConfig } from '../config/app-config';
+import { BillingConfig } from './billing.config';
 import type { ModelTier } from '../engine/engine.types';
 import { Transcription } from '../transcriptions/transcription.entity';
 import { jobCostMicro, pricePerMinuteMicro } from './pricing';
@@ -40,7 +40,7 @@ export interface Admission {
  */
 @Injectable()
 export class BillingGate {
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: BillingConfig) {}
 
   /**
    * Throws the refusal, or says whether the job uses one of the workspace's free transcriptions and what it

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { Workspace } from '../account/workspace.entity';
 import { microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
-import { AppConfig } from '../config/app-config';
+import { BillingConfig } from './billing.config';
 import type { Transcription } from '../transcriptions/transcription.entity';
 import { BillingGate, type Admission, type AdmissionRequest } from './billing-gate.service';
 import { LedgerService } from './ledger.service';
@@ -45,7 +45,7 @@ export class TranscriptionBilling {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly gate: BillingGate,
     private readonly ledger: LedgerService,
-    private readonly config: AppConfig,
+    private readonly config: BillingConfig,
   ) {}
 
   /**

@@ -7,7 +7,7 @@ import { AuthModule } from '../auth/auth.module';
 import { RefreshToken } from '../auth/session/refresh-token.entity';
 import { UserPasswordService } from '../auth/session/user-password.service';
 import { BillingModule } from '../billing/billing.module';
-import { AppConfig } from '../config/app-config';
+import { Configuration } from '../config/configuration';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { BalanceTopUpCommand, TokenIssueCommand, UserDeleteCommand } from './account.commands';
@@ -21,11 +21,11 @@ import { WorkspaceCreateCommand, WorkspaceRetentionCommand } from './workspace.c
 
 @Module({})
 export class CliModule {
-  static register(config: AppConfig): DynamicModule {
+  static register(configuration: Configuration): DynamicModule {
     return {
       module: CliModule,
       imports: [
-        ConfigModule.register(config),
+        ConfigModule.register(configuration),
         DatabaseModule,
         AuthModule,
         AccountModule,

@@ -1,15 +1,22 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
-import { AppConfig } from './app-config';
+import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { Configuration } from './configuration';
 
-/** Provides the one validated AppConfig instance to the whole application. */
+/**
+ * Provides each validated slice under its own class, to the whole application: a service asks for the slices
+ * it reads (`constructor(private readonly config: BillingConfig)`), never for the whole configuration.
+ */
 @Global()
 @Module({})
 export class ConfigModule {
-  static register(config: AppConfig): DynamicModule {
+  static register(configuration: Configuration): DynamicModule {
+    const providers: Provider[] = configuration.slices.map((slice) => ({
+      provide: slice,
+      useValue: configuration.get(slice),
+    }));
     return {
       module: ConfigModule,
-      providers: [{ provide: AppConfig, useValue: config }],
-      exports: [AppConfig],
+      providers,
+      exports: configuration.slices,
     };
   }
 }

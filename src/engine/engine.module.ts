@@ -1,7 +1,8 @@
 import { Logger, Module } from '@nestjs/common';
 import { availableParallelism } from 'node:os';
 import { MODEL_TIERS } from '../common/model-tier-catalogue';
-import { AppConfig } from '../config/app-config';
+import { EngineSettingsPending } from '../config/engine-settings-pending';
+import { QueuesConfig } from '../queues/queues.config';
 import type { ModelTier } from './engine.types';
 import { defaultEngineSettings, EngineSettings, TierEngineSettings } from './engine-settings';
 import { EngineRunner } from './runner/engine-runner';
@@ -9,13 +10,18 @@ import { EngineTiers, resolveEngineTiers, type ResolvedTier } from './tiers/engi
 import { whisperServerPath } from './whisper-cpp/whisper-cpp.settings';
 
 /** Chunks per job recognised at once: configured, or the cores shared among the worker's concurrent jobs. */
-export function engineParallelism(config: AppConfig, cores: number = availableParallelism()): number {
-  return config.ENGINE_PARALLELISM ?? Math.max(1, Math.floor(cores / config.WORKER_CONCURRENCY));
+export function engineParallelism(
+  config: EngineSettingsPending,
+  queues: QueuesConfig,
+  cores: number = availableParallelism(),
+): number {
+  return config.ENGINE_PARALLELISM ?? Math.max(1, Math.floor(cores / queues.WORKER_CONCURRENCY));
 }
 
 /** Engine settings from the validated config and the boot-time tier resolution, on top of the Debian defaults. */
 export function engineSettingsFrom(
-  config: AppConfig,
+  config: EngineSettingsPending,
+  queues: QueuesConfig,
   tiers: EngineTiers = resolveEngineTiers(config),
 ): EngineSettings {
   const defaults = defaultEngineSettings();
@@ -54,7 +60,7 @@ export function engineSettingsFrom(
           timeoutMs: config.OPENAI_STT_TIMEOUT_MS,
         }
       : undefined,
-    parallelism: engineParallelism(config),
+    parallelism: engineParallelism(config, queues),
     maxAudioSeconds: config.MAX_AUDIO_DURATION_HOURS * 3600,
     timeout: {
       baseMs: config.ENGINE_TIMEOUT_MS,
@@ -81,8 +87,8 @@ function logTiers(tiers: EngineTiers): void {
       // Resolved once at boot in every role: the worker builds engines from it, the API checks languages.
       // A misconfigured tier throws ConfigValidationError here and the process does not start.
       provide: EngineTiers,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => {
+      inject: [EngineSettingsPending],
+      useFactory: (config: EngineSettingsPending) => {
         const tiers = resolveEngineTiers(config);
         logTiers(tiers);
         return tiers;
@@ -90,9 +96,9 @@ function logTiers(tiers: EngineTiers): void {
     },
     {
       provide: EngineRunner,
-      inject: [AppConfig, EngineTiers],
-      useFactory: (config: AppConfig, tiers: EngineTiers) =>
-        new EngineRunner(engineSettingsFrom(config, tiers)),
+      inject: [EngineSettingsPending, QueuesConfig, EngineTiers],
+      useFactory: (config: EngineSettingsPending, queues: QueuesConfig, tiers: EngineTiers) =>
+        new EngineRunner(engineSettingsFrom(config, queues, tiers)),
     },
   ],
   exports: [EngineRunner, EngineTiers],

@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { Public } from '../auth/public.decorator';
-import { AppConfig } from '../config/app-config';
+import { ProcessConfig } from '../common/lifecycle/process.config';
 import { SERVICE_VERSION } from '../version';
 import { ReadinessService, type ReadinessCheck } from './readiness.service';
 
@@ -11,7 +11,7 @@ import { ReadinessService, type ReadinessCheck } from './readiness.service';
 @Controller('v1/health')
 export class HealthController {
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: ProcessConfig,
     private readonly readiness: ReadinessService,
   ) {}
 

@@ -1,13 +1,16 @@
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { ProblemException } from '../common/problem/problem.exception';
-import { loadAppConfig } from '../config/app-config';
+import { EngineSettingsPending } from '../config/engine-settings-pending';
+import { ProcessConfig } from '../common/lifecycle/process.config';
+import { QueuesConfig } from '../queues/queues.config';
+import { loadConfiguration } from '../config/configuration';
 import { resolveEngineTiers } from '../engine/tiers/engine-tiers';
 import { ReadinessService } from './readiness.service';
 
 describe('ReadinessService while the process drains', () => {
   it('answers 503 naming only `shutdown`, without checking any dependency', async () => {
-    const config = loadAppConfig({ JWT_SECRET: 'x'.repeat(32) });
-    const shutdown = new ShutdownCoordinator(config);
+    const configuration = loadConfiguration([ProcessConfig, EngineSettingsPending, QueuesConfig], {});
+    const shutdown = new ShutdownCoordinator(configuration.get(ProcessConfig));
     const untouched = new Proxy(
       {},
       {
@@ -23,8 +26,9 @@ describe('ReadinessService while the process drains', () => {
       untouched as never,
       untouched as never,
       shutdown,
-      config,
-      resolveEngineTiers(config),
+      configuration.get(EngineSettingsPending),
+      configuration.get(QueuesConfig),
+      resolveEngineTiers(configuration.get(EngineSettingsPending)),
     );
     await shutdown.drain('SIGTERM');
     const refusal = await readiness.check().catch((error: unknown) => error);

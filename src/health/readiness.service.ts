@@ -10,7 +10,8 @@ import { MODEL_TIERS } from '../common/model-tier-catalogue';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { ProblemException } from '../common/problem/problem.exception';
 import { InjectRedis } from '../common/redis/redis.module';
-import { AppConfig } from '../config/app-config';
+import { EngineSettingsPending } from '../config/engine-settings-pending';
+import { QueuesConfig } from '../queues/queues.config';
 import { engineSettingsFrom } from '../engine/engine.module';
 import type { EngineSettings } from '../engine/engine-settings';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
@@ -41,10 +42,11 @@ export class ReadinessService {
     @InjectRedis() private readonly redis: Redis,
     private readonly storage: FileStorage,
     private readonly shutdown: ShutdownCoordinator,
-    config: AppConfig,
+    config: EngineSettingsPending,
+    queues: QueuesConfig,
     tiers: EngineTiers,
   ) {
-    this.engineSettings = engineSettingsFrom(config, tiers);
+    this.engineSettings = engineSettingsFrom(config, queues, tiers);
   }
 
   /** `{status: 'ok', checks}`; a 503 service-unavailable problem naming the failing parts otherwise. */

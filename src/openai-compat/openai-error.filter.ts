@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
-import { AppConfig } from '../config/app-config';
+import { ProblemConfig } from '../common/problem/problem.config';
 import { ProblemDetailsFilter } from '../common/problem/problem-details.filter';
 import { OpenAiApiError, sendOpenAiError, toOpenAiError } from './openai-error';
 
@@ -13,7 +13,7 @@ import { OpenAiApiError, sendOpenAiError, toOpenAiError } from './openai-error';
 export class OpenAiErrorFilter implements ExceptionFilter {
   private readonly problems: ProblemDetailsFilter;
 
-  constructor(config: AppConfig) {
+  constructor(config: ProblemConfig) {
     this.problems = new ProblemDetailsFilter(config);
   }
 

@@ -9,7 +9,7 @@ import { TranscriptionBilling } from '../billing/transcription-billing.service';
 import type { ModelTier } from '../common/model-tier-catalogue';
 import { ProblemException } from '../common/problem/problem.exception';
 import { currentRequestId } from '../common/logging/request-id';
-import { AppConfig } from '../config/app-config';
+import { RealtimeConfig } from './realtime.config';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
 import type { RecognizedWord } from '../engine/engine.types';
 import { joinWords } from '../engine/pipeline/transcript-assembly';
@@ -70,7 +70,7 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
     private readonly vocabularies: VocabulariesService,
     private readonly languagePolicy: TierLanguagePolicy,
     private readonly tiers: EngineTiers,
-    private readonly config: AppConfig,
+    private readonly config: RealtimeConfig,
   ) {}
 
   async onModuleInit(): Promise<void> {

@@ -8,7 +8,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { CredentialResolver } from '../auth/credential-resolver.service';
 import type { AuthOutcome, RequestWithAuth } from '../auth/principal';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
-import { AppConfig } from '../config/app-config';
+import { EngineSettingsPending } from '../config/engine-settings-pending';
+import { QueuesConfig } from '../queues/queues.config';
+import { RealtimeConfig } from './realtime.config';
 import { engineSettingsFrom } from '../engine/engine.module';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
 import type { LiveSettings } from './recognition/live-transcriber';
@@ -44,10 +46,12 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly credentials: CredentialResolver,
     private readonly sessions: RealtimeSessionsService,
     private readonly shutdown: ShutdownCoordinator,
-    private readonly config: AppConfig,
+    private readonly config: RealtimeConfig,
+    engineConfig: EngineSettingsPending,
+    queues: QueuesConfig,
     tiers: EngineTiers,
   ) {
-    const engine = engineSettingsFrom(config, tiers);
+    const engine = engineSettingsFrom(engineConfig, queues, tiers);
     this.dependencies = {
       sessions,
       config,

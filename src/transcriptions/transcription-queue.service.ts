@@ -8,7 +8,7 @@ import {
   MODEL_TIERS_BY_QUEUE_PRIORITY,
   type ModelTier,
 } from '../common/model-tier-catalogue';
-import { AppConfig } from '../config/app-config';
+import { TranscriptionsConfig } from './transcriptions.config';
 import { TRANSCRIPTION_QUEUE, TranscriptionJobData } from '../queues/job-catalogue';
 
 /** How long an upload waits for PostgreSQL and Redis to hand its job over before leaving it to the reconciler. */
@@ -43,7 +43,7 @@ export class TranscriptionQueue {
   constructor(
     @InjectQueue(TRANSCRIPTION_QUEUE) readonly queue: Queue<TranscriptionJobData>,
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: TranscriptionsConfig,
   ) {}
 
   /**

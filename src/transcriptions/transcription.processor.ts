@@ -2,7 +2,8 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import type { Job } from 'bull';
 import { ShutdownCoordinator, sleep } from '../common/lifecycle/shutdown-coordinator';
 import { LogContext } from '../common/logging/log-context';
-import { AppConfig } from '../config/app-config';
+import { ProcessConfig } from '../common/lifecycle/process.config';
+import { QueuesConfig } from '../queues/queues.config';
 import type { TranscriptionJobData } from '../queues/job-catalogue';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { TranscriptionJobService } from './transcription-job.service';
@@ -27,7 +28,8 @@ export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplica
     private readonly queue: TranscriptionQueue,
     private readonly jobs: TranscriptionJobService,
     private readonly events: TranscriptionEventsService,
-    private readonly config: AppConfig,
+    private readonly config: ProcessConfig,
+    private readonly queues: QueuesConfig,
     private readonly shutdown: ShutdownCoordinator,
     private readonly logContext: LogContext,
   ) {}
@@ -35,7 +37,7 @@ export class TranscriptionProcessor implements OnApplicationBootstrap, OnApplica
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.ROLE === 'api') return;
     await this.events.onCancel((transcriptionId) => this.jobs.cancel(transcriptionId));
-    void this.queue.queue.process(this.config.WORKER_CONCURRENCY, (job: Job<TranscriptionJobData>) =>
+    void this.queue.queue.process(this.queues.WORKER_CONCURRENCY, (job: Job<TranscriptionJobData>) =>
       this.process(job),
     );
     await this.reconcile();

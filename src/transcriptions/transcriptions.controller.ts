@@ -5,7 +5,7 @@ import type { Principal } from '../auth/principal';
 import { ResourceIdPipe } from '../common/http/resource-id.pipe';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { ProblemException } from '../common/problem/problem.exception';
-import { AppConfig } from '../config/app-config';
+import { TranscriptionsConfig } from './transcriptions.config';
 import { TranscriptionAudioService } from './audio/transcription-audio.service';
 import { buildContentDisposition } from './export/export-file-name';
 import { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
@@ -23,7 +23,7 @@ export class TranscriptionsController {
     private readonly transcriptions: TranscriptionsService,
     private readonly uploads: TranscriptionUploadService,
     private readonly events: TranscriptionEventsService,
-    private readonly config: AppConfig,
+    private readonly config: TranscriptionsConfig,
     private readonly shutdown: ShutdownCoordinator,
     private readonly audioFiles: TranscriptionAudioService,
   ) {}

@@ -4,7 +4,6 @@ import { Brackets, DataSource, EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { TranscriptionBilling } from '../billing/transcription-billing.service';
 import { ProblemException } from '../common/problem/problem.exception';
-import { AppConfig } from '../config/app-config';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
 import { FileStorage } from '../storage/file-storage';
 import { VocabulariesService } from '../vocabularies/vocabularies.service';
@@ -39,7 +38,6 @@ export class TranscriptionsService {
     private readonly queue: TranscriptionQueue,
     private readonly events: TranscriptionEventsService,
     private readonly storage: FileStorage,
-    private readonly config: AppConfig,
     private readonly languagePolicy: TierLanguagePolicy,
     private readonly billing: TranscriptionBilling,
     private readonly engineTiers: EngineTiers,

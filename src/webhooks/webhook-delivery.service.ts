@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { LogContext } from '../common/logging/log-context';
 import { REQUEST_ID_HEADER } from '../common/logging/request-id';
-import { AppConfig } from '../config/app-config';
+import { OutboundUrlConfig } from './outbound-url.config';
 import { SERVICE_VERSION } from '../version';
 import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity';
 import { WebhookDeliveryQueue } from './webhook-delivery-queue.service';
@@ -41,7 +41,7 @@ export class WebhookDeliveryService {
     private readonly queue: WebhookDeliveryQueue,
     private readonly targets: WebhookTargetPolicy,
     private readonly client: WebhookHttpClient,
-    private readonly config: AppConfig,
+    private readonly config: OutboundUrlConfig,
     private readonly logContext: LogContext,
   ) {}
 

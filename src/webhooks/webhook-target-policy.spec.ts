@@ -1,4 +1,3 @@
-import type { AppConfig } from '../config/app-config';
 import { isPublicAddress, WebhookTargetPolicy } from './webhook-target-policy';
 
 describe('isPublicAddress (SSRF guard)', () => {
@@ -60,7 +59,7 @@ describe('isPublicAddress (SSRF guard)', () => {
 
 describe('WebhookTargetPolicy', () => {
   const policy = (allowPrivate: boolean) =>
-    new WebhookTargetPolicy({ WEBHOOK_ALLOW_PRIVATE_TARGETS: allowPrivate } as AppConfig);
+    new WebhookTargetPolicy({ WEBHOOK_ALLOW_PRIVATE_TARGETS: allowPrivate });
 
   it('requires https by default, and allows http only when private targets are allowed', () => {
     expect(policy(false).checkUrl('http://93.184.216.34/hook')).toEqual({

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import ipaddr from 'ipaddr.js';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { AppConfig } from '../config/app-config';
+import { OutboundUrlConfig } from './outbound-url.config';
 
 type IPv4 = ipaddr.IPv4;
 type IPv6 = ipaddr.IPv6;
@@ -114,7 +114,7 @@ function isRfc3986Uri(raw: string, url: URL): boolean {
  */
 @Injectable()
 export class WebhookTargetPolicy {
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: OutboundUrlConfig) {}
 
   checkUrl(rawUrl: string): TargetVerdict {
     let url: URL;

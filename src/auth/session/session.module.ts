@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountModule } from '../../account/account.module';
 import { User } from '../../account/user.entity';
 import { Workspace } from '../../account/workspace.entity';
-import { AppConfig } from '../../config/app-config';
+import { ProcessConfig } from '../../common/lifecycle/process.config';
 import { AuthModule } from '../auth.module';
 import { KnownDeviceService } from './known-device.service';
 import { LoginThrottleService } from './login-throttle.service';
@@ -22,7 +22,7 @@ import { SessionService } from './session.service';
 export class SessionModule implements OnApplicationBootstrap {
   constructor(
     private readonly cookies: SessionCookies,
-    private readonly config: AppConfig,
+    private readonly config: ProcessConfig,
   ) {}
 
   onApplicationBootstrap(): void {

@@ -4,7 +4,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import type Redis from 'ioredis';
 import { ApiKeyRequestLogMiddleware } from '../../auth/api-key-request-log.middleware';
 import { AuthModule } from '../../auth/auth.module';
-import { AppConfig } from '../../config/app-config';
+import { RateLimitConfig } from './rate-limit.config';
 import { REDIS_CLIENT } from '../redis/redis.module';
 import { JsonBodyMiddleware } from './json-body.middleware';
 import { JsonContentTypeMiddleware } from './json-content-type.middleware';
@@ -19,8 +19,8 @@ import { RequestContextMiddleware } from './request-context.middleware';
   imports: [
     AuthModule,
     ThrottlerModule.forRootAsync({
-      inject: [AppConfig, REDIS_CLIENT],
-      useFactory: (config: AppConfig, redis: Redis) => ({
+      inject: [RateLimitConfig, REDIS_CLIENT],
+      useFactory: (config: RateLimitConfig, redis: Redis) => ({
         throttlers: [{ name: 'minute', ttl: 60_000, limit: config.RATE_LIMIT_AUTHENTICATED_PER_MINUTE }],
         storage: new ThrottlerStorageRedisService(redis),
       }),
@@ -31,7 +31,12 @@ import { RequestContextMiddleware } from './request-context.middleware';
 export class HttpPlatformModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     consumer
-      .apply(ApiKeyRequestLogMiddleware, RequestContextMiddleware, JsonContentTypeMiddleware, JsonBodyMiddleware)
+      .apply(
+        ApiKeyRequestLogMiddleware,
+        RequestContextMiddleware,
+        JsonContentTypeMiddleware,
+        JsonBodyMiddleware,
+      )
       .forRoutes('*path');
   }
 }

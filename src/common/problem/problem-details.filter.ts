@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { sendOpenAiError, toOpenAiError } from '../../openai-compat/openai-error';
 import { OPENAI_TRANSCRIPTIONS_PATH, requestPath } from '../http/request-path';
-import { AppConfig } from '../../config/app-config';
+import { ProblemConfig } from './problem.config';
 import { PROBLEM_CATALOGUE, ProblemSlug } from './problem-catalogue';
 import { ProblemException } from './problem.exception';
 import { isInfrastructureOutage } from './infrastructure-outage';
@@ -39,7 +39,7 @@ const SLUG_BY_BODY_PARSER_TYPE: Record<string, ProblemSlug> = {
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Problem');
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: ProblemConfig) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
@@ -107,7 +107,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
  * Writes `problem` as `application/problem+json`; also used outside the filter (idle timeouts), where the
  * request never reached a route. Problems are never stored by caches.
  */
-export function sendProblem(response: Response, config: AppConfig, problem: ProblemException): void {
+export function sendProblem(response: Response, config: ProblemConfig, problem: ProblemException): void {
   const { status } = PROBLEM_CATALOGUE[problem.slug];
   for (const [name, value] of Object.entries(problem.headers)) response.setHeader(name, value);
   // Authenticated answers already carry `private, no-store` (security-headers.ts); keep that.
@@ -118,7 +118,7 @@ export function sendProblem(response: Response, config: AppConfig, problem: Prob
 }
 
 /** The RFC 7807 body of `problem`; also written on a bare socket before any request exists (oversized heads). */
-export function problemBody(config: AppConfig, problem: ProblemException): Record<string, unknown> {
+export function problemBody(config: ProblemConfig, problem: ProblemException): Record<string, unknown> {
   const { status, title } = PROBLEM_CATALOGUE[problem.slug];
   return {
     type: `${config.ERRORS_BASE_URL}/${problem.slug}`,

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConfigValidationError, loadAppConfig, type AppConfig } from '../../config/app-config';
+import { ConfigValidationError, loadConfigSlice } from '../../config/configuration';
+import { EngineSettingsPending } from '../../config/engine-settings-pending';
 import { LANGUAGE_CODES } from '../../languages/languages';
 import { findModel, installedBytes, MODEL_CATALOGUE } from '../models/model-catalogue';
 import { syntheticWhisperModel } from '../../../test/support/whisper-cpp/synthetic-whisper-model';
@@ -29,9 +30,8 @@ describe('resolveEngineTiers', () => {
     fs.rmSync(emptyDir, { recursive: true, force: true });
   });
 
-  const config = (environment: Record<string, string> = {}): AppConfig =>
-    loadAppConfig({
-      JWT_SECRET: 'x'.repeat(32),
+  const config = (environment: Record<string, string> = {}): EngineSettingsPending =>
+    loadConfigSlice(EngineSettingsPending, {
       MODELS_DIR: modelsDir,
       WHISPER_CPP_BIN_DIR: binDir,
       ...environment,

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MODEL_TIER_CATALOGUE, MODEL_TIERS } from '../../common/model-tier-catalogue';
-import { AppConfig, ConfigValidationError } from '../../config/app-config';
+import { EngineSettingsPending } from '../../config/engine-settings-pending';
+import { ConfigValidationError } from '../../config/configuration';
 import { LANGUAGES } from '../../languages/languages';
 import type { DiarizerKind } from '../diarization/diarizer-factory';
 import type { RecognizerKind } from '../engine-settings';
@@ -119,7 +120,7 @@ const files = {
 const REPOSITORY_ROOT = path.join(__dirname, '..', '..', '..');
 
 /** Resolves every tier; throws one ConfigValidationError listing every misconfigured variable. */
-export function resolveEngineTiers(config: AppConfig): EngineTiers {
+export function resolveEngineTiers(config: EngineSettingsPending): EngineTiers {
   const binDir = whisperCppBinDir(config);
   const problems: string[] = [];
   const tiers = {} as Record<ModelTier, ResolvedTier>;
@@ -139,7 +140,7 @@ export function resolveEngineTiers(config: AppConfig): EngineTiers {
   return new EngineTiers(tiers, config.MODELS_DIR, binDir);
 }
 
-export function whisperCppBinDir(config: AppConfig): string {
+export function whisperCppBinDir(config: EngineSettingsPending): string {
   return config.WHISPER_CPP_BIN_DIR ?? defaultWhisperCppBinDir(REPOSITORY_ROOT);
 }
 
@@ -149,7 +150,7 @@ class TierConfigurationProblem extends Error {
   }
 }
 
-function resolveTier(config: AppConfig, tier: ModelTier, binDir: string): ResolvedTier {
+function resolveTier(config: EngineSettingsPending, tier: ModelTier, binDir: string): ResolvedTier {
   const notes: string[] = [];
   const problems: string[] = [];
   const recognizer = resolveRecognizer(config, tier, binDir, notes, problems);
@@ -181,7 +182,7 @@ const POCKETSPHINX: RecognizerResolution = {
 };
 
 function resolveRecognizer(
-  config: AppConfig,
+  config: EngineSettingsPending,
   tier: ModelTier,
   binDir: string,
   notes: string[],
@@ -234,7 +235,7 @@ function resolveRecognizer(
  * installed; without it German audio stays on the general model, with a note saying how to add it.
  */
 function resolveGermanModel(
-  config: AppConfig,
+  config: EngineSettingsPending,
   tier: ModelTier,
   notes: string[],
   problems: string[],
@@ -277,7 +278,7 @@ interface ModelLookup {
 }
 
 /** WHISPER_CPP_MODEL_<TIER> first, then the all-tiers WHISPER_CPP_MODEL, then the tier's default. */
-function whisperModel(config: AppConfig, tier: ModelTier): ModelLookup {
+function whisperModel(config: EngineSettingsPending, tier: ModelTier): ModelLookup {
   const perTier = MODEL_TIER_CATALOGUE[tier].whisperModelVariable;
   const perTierValue = config[perTier];
   if (perTierValue) return lookupModel(config, perTier, perTierValue);
@@ -290,7 +291,7 @@ export function looksLikeModelPath(value: string): boolean {
   return value.includes('/') || value.includes(path.sep) || /\.(bin|onnx|gguf)$/i.test(value);
 }
 
-function lookupModel(config: AppConfig, variable: string | null, value: string): ModelLookup {
+function lookupModel(config: EngineSettingsPending, variable: string | null, value: string): ModelLookup {
   if (looksLikeModelPath(value)) {
     const file = path.resolve(value);
     return { variable, value, path: files.isFile(file) ? file : null, missing: `no file at ${file}` };
@@ -312,7 +313,7 @@ function lookupModel(config: AppConfig, variable: string | null, value: string):
   };
 }
 
-function notInstalledMessage(config: AppConfig, name: string): string {
+function notInstalledMessage(config: EngineSettingsPending, name: string): string {
   return `'${name}' is not installed in MODELS_DIR=${config.MODELS_DIR} (node dist/cli.js models:pull ${name})`;
 }
 
@@ -334,7 +335,7 @@ interface DiarizerResolution {
 }
 
 function resolveDiarizer(
-  config: AppConfig,
+  config: EngineSettingsPending,
   tier: ModelTier,
   notes: string[],
   problems: string[],

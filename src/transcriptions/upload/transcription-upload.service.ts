@@ -3,7 +3,9 @@ import type { Request } from 'express';
 import type { Principal } from '../../auth/principal';
 import { TranscriptionBilling } from '../../billing/transcription-billing.service';
 import { ProblemException } from '../../common/problem/problem.exception';
-import { AppConfig } from '../../config/app-config';
+import { EngineSettingsPending } from '../../config/engine-settings-pending';
+import { OutboundUrlConfig } from '../../webhooks/outbound-url.config';
+import { TranscriptionsConfig } from '../transcriptions.config';
 import { measureMediaDuration, probeMedia } from '../../engine/audio/media-probe';
 import { formatHours } from '../../engine/speech/audio-length.guard';
 import { FileStorage } from '../../storage/file-storage';
@@ -77,7 +79,9 @@ export class TranscriptionUploadService {
     private readonly transcriptions: TranscriptionsService,
     private readonly idempotency: IdempotencyService,
     private readonly billing: TranscriptionBilling,
-    private readonly config: AppConfig,
+    private readonly config: TranscriptionsConfig,
+    private readonly outboundUrls: OutboundUrlConfig,
+    private readonly engineConfig: EngineSettingsPending,
   ) {}
 
   async accept(principal: Principal, request: Request): Promise<UploadReply> {
@@ -303,10 +307,10 @@ export class TranscriptionUploadService {
   /** `audio_url` instead of a file part (docs/decisions.md, "Transcribing from a URL"). */
   private fetchUrl(audioUrl: string): Promise<StoredUpload> {
     if (audioUrl.trim() === '') throw ProblemException.field('audio_url', 'audio_url must not be empty');
-    return fetchAudioUrl(audioUrl.trim(), this.storage, new WebhookTargetPolicy(this.config), {
+    return fetchAudioUrl(audioUrl.trim(), this.storage, new WebhookTargetPolicy(this.outboundUrls), {
       maxBytes: Math.min(this.config.URL_FETCH_MAX_BYTES, MAX_UPLOAD_BYTES),
       timeoutMs: this.config.URL_FETCH_TIMEOUT_MS,
-      allowPrivateTargets: this.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      allowPrivateTargets: this.outboundUrls.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     });
   }
 
@@ -328,7 +332,7 @@ export class TranscriptionUploadService {
         'The file is not a decodable MP3, WAV, FLAC, OGG, M4A, AAC, MP4, MKV, WebM or MOV with an audio track.',
       );
     }
-    const maxSeconds = this.config.MAX_AUDIO_DURATION_HOURS * 3600;
+    const maxSeconds = this.engineConfig.MAX_AUDIO_DURATION_HOURS * 3600;
     // Measuring stops a minute past the maximum: a longer file is refused whatever its exact length.
     const durationSeconds =
       probe?.durationSeconds ??

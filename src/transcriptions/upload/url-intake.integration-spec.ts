@@ -1,6 +1,5 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AppConfig } from '../../config/app-config';
 import type { FileStorage } from '../../storage/file-storage';
 import { WebhookTargetPolicy } from '../../webhooks/webhook-target-policy';
 import { fetchAudioUrl } from './url-intake';
@@ -13,7 +12,7 @@ import { fetchAudioUrl } from './url-intake';
 describe('fetchAudioUrl: every redirect target is checked again', () => {
   let server: Server;
   let first: string;
-  const strict = new WebhookTargetPolicy({ WEBHOOK_ALLOW_PRIVATE_TARGETS: false } as AppConfig);
+  const strict = new WebhookTargetPolicy({ WEBHOOK_ALLOW_PRIVATE_TARGETS: false });
   let redirectTo = '';
 
   beforeAll(async () => {
