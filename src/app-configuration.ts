@@ -1,7 +1,7 @@
 import { AccountConfig } from './account/account.config';
 import { AdminConfig } from './admin/admin.config';
 import { AuthConfig } from './auth/auth.config';
-import { SessionConfig } from './auth/session/session.config';
+import { DashboardSessionConfig } from './auth/session/dashboard-session.config';
 import { BillingConfig } from './billing/billing.config';
 import { HttpConfig } from './common/http/http.config';
 import { RateLimitConfig } from './common/http/rate-limit.config';
@@ -35,7 +35,7 @@ export const APP_CONFIG_SLICES: readonly ConfigSlice[] = [
   ProblemConfig,
   RateLimitConfig,
   AuthConfig,
-  SessionConfig,
+  DashboardSessionConfig,
   AccountConfig,
   StorageConfig,
   OutboundUrlConfig,

@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { InjectRedis } from '../../common/redis/redis.module';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { RedisConfig } from '../../common/redis/redis.config';
-import { SessionConfig } from './session.config';
+import { DashboardSessionConfig } from './dashboard-session.config';
 import { clientNetwork } from './client-network';
 import { KnownDeviceService } from './known-device.service';
 
@@ -123,7 +123,7 @@ return 0
 export class LoginThrottleService {
   constructor(
     @InjectRedis() private readonly redis: Redis,
-    private readonly config: SessionConfig,
+    private readonly config: DashboardSessionConfig,
     private readonly redisConfig: RedisConfig,
     private readonly devices: KnownDeviceService,
   ) {}

@@ -1,15 +1,15 @@
 import type { Request } from 'express';
 import { ProcessConfig } from '../../common/lifecycle/process.config';
-import { SessionConfig } from './session.config';
+import { DashboardSessionConfig } from './dashboard-session.config';
 import { loadConfiguration } from '../../config/configuration';
 import { cookiesSecure, readCookie, SessionCookies } from './session-cookies';
 
 const request = (method: string, cookie?: string): Request =>
   ({ method, headers: cookie === undefined ? {} : { cookie } }) as unknown as Request;
 
-const slices = (environment: Record<string, string>): [SessionConfig, ProcessConfig] => {
-  const configuration = loadConfiguration([SessionConfig, ProcessConfig], environment);
-  return [configuration.get(SessionConfig), configuration.get(ProcessConfig)];
+const slices = (environment: Record<string, string>): [DashboardSessionConfig, ProcessConfig] => {
+  const configuration = loadConfiguration([DashboardSessionConfig, ProcessConfig], environment);
+  return [configuration.get(DashboardSessionConfig), configuration.get(ProcessConfig)];
 };
 
 const cookies = (environment: Record<string, string>): SessionCookies =>

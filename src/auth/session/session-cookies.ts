@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { CookieOptions, Request, Response } from 'express';
 import { ProcessConfig } from '../../common/lifecycle/process.config';
-import { SessionConfig } from './session.config';
+import { DashboardSessionConfig } from './dashboard-session.config';
 import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_MS, DEVICE_COOKIE_PATH } from './device-cookie';
 
 /** The access JWT; authenticates safe methods only (EventSource, `<audio src>`), never a write. */
@@ -43,7 +43,7 @@ export function readCookie(request: Request, name: string): string | null {
 
 /** COOKIE_SECURE, or when unset: Secure everywhere but on a developer's machine and in tests. */
 export function cookiesSecure(
-  config: Pick<SessionConfig, 'COOKIE_SECURE'>,
+  config: Pick<DashboardSessionConfig, 'COOKIE_SECURE'>,
   processConfig: Pick<ProcessConfig, 'NODE_ENV'>,
 ): boolean {
   return config.COOKIE_SECURE ?? !['development', 'test'].includes(processConfig.NODE_ENV);
@@ -64,7 +64,7 @@ export class SessionCookies {
   private readonly logger = new Logger(SessionCookies.name);
 
   constructor(
-    private readonly config: SessionConfig,
+    private readonly config: DashboardSessionConfig,
     private readonly processConfig: ProcessConfig,
   ) {
     this.secure = cookiesSecure(config, processConfig);

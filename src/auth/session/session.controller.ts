@@ -11,7 +11,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ProblemException } from '../../common/problem/problem.exception';
-import { SessionConfig } from './session.config';
+import { DashboardSessionConfig } from './dashboard-session.config';
 import { Public } from '../public.decorator';
 import { SessionCookies } from './session-cookies';
 import { LoginDto, SignupDto } from './session.dto';
@@ -20,7 +20,7 @@ import { IssuedSession, SessionService, SessionView } from './session.service';
 /** Runs before body validation, so with sign-up off the route answers 404 whatever is sent. */
 @Injectable()
 export class SignupEnabledGuard implements CanActivate {
-  constructor(private readonly config: SessionConfig) {}
+  constructor(private readonly config: DashboardSessionConfig) {}
 
   canActivate(): boolean {
     if (!this.config.ALLOW_SIGNUP) {

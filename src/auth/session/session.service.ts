@@ -7,7 +7,7 @@ import { Workspace } from '../../account/workspace.entity';
 import { WorkspaceProvisioningService } from '../../account/workspace-provisioning.service';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { AuthConfig } from '../auth.config';
-import { SessionConfig } from './session.config';
+import { DashboardSessionConfig } from './dashboard-session.config';
 import { MetricsService } from '../../metrics/metrics.service';
 import { TokenService } from '../token.service';
 import { KnownDeviceService } from './known-device.service';
@@ -62,7 +62,7 @@ export class SessionService implements OnModuleInit {
     private readonly throttle: LoginThrottleService,
     private readonly devices: KnownDeviceService,
     private readonly provisioning: WorkspaceProvisioningService,
-    private readonly config: SessionConfig,
+    private readonly config: DashboardSessionConfig,
     auth: AuthConfig,
     private readonly metrics: MetricsService,
   ) {

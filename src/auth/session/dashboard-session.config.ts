@@ -3,7 +3,7 @@ import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { toBool, toInt, toStrictBool } from '../../config/config-transformers';
 
 /** Dashboard sessions: token lifetimes, cookies, sign-up and the sign-in throttle. Property names are the environment variable names. */
-export class SessionConfig {
+export class DashboardSessionConfig {
   /** Lifetime of the access JWT a sign-in or refresh issues (also the `stt_session` cookie's Max-Age). */
   @Transform(toInt)
   @IsInt()
