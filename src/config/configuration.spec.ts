@@ -69,3 +69,18 @@ describe('loadConfiguration', () => {
     );
   });
 });
+
+describe('src/config', () => {
+  it('is a leaf: its files import only each other and packages, never a module of the service', () => {
+    const { readdirSync, readFileSync } = jest.requireActual<typeof import('node:fs')>('node:fs');
+    const { join } = jest.requireActual<typeof import('node:path')>('node:path');
+    const outward = readdirSync(__dirname)
+      .filter((file) => file.endsWith('.ts'))
+      .flatMap((file) =>
+        [...readFileSync(join(__dirname, file), 'utf8').matchAll(/from '(\.\.\/[^']*)'/g)].map(
+          ([, target]) => `${file} → ${target}`,
+        ),
+      );
+    expect(outward).toEqual([]);
+  });
+});
