@@ -50,7 +50,10 @@ export const APP_CONFIG_SLICES: readonly ConfigSlice[] = [
   AdminConfig,
 ];
 
-/** Validates every slice against one environment-like record; throws one ConfigValidationError naming every bad variable. */
+/**
+ * Validates every slice against one environment-like record; throws one ConfigValidationError naming every
+ * bad variable.
+ */
 export function loadAppConfiguration(environment: Record<string, string | undefined>): Configuration {
   return loadConfiguration(APP_CONFIG_SLICES, environment);
 }

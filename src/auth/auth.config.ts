@@ -35,7 +35,10 @@ export class AuthConfig {
   @Max(3650)
   API_KEY_REQUEST_LOG_DAYS = 30;
 
-  /** NODE_ENV belongs to the process (ProcessConfig); the placeholder secret is refused outside development and test. */
+  /**
+   * NODE_ENV belongs to the process (ProcessConfig); the placeholder secret is refused outside development
+   * and test.
+   */
   static readonly crossSliceChecks: CrossSliceCheck<AuthConfig>[] = [
     {
       variable: 'JWT_SECRET',

@@ -2,7 +2,10 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsNumber, Min } from 'class-validator';
 import { toFloat, toStrictBool } from '../config/config-transformers';
 
-/** Prices, the balance a job needs, free and unbilled allowances. Property names are the environment variable names. */
+/**
+ * Prices, the balance a job needs, free and unbilled allowances. Property names are the environment variable
+ * names.
+ */
 export class BillingConfig {
   /**
    * `false` for a team running the service for itself: no 402, nothing is charged (costs and estimates 0,

@@ -1,7 +1,7 @@
 /**
- * class-transformer `@Transform` functions shared by the configuration slices: environment values are strings,
- * and each turns one into what the slice's validators check. A value they cannot read is passed on unchanged,
- * so the validator names the variable.
+ * class-transformer `@Transform` functions shared by the configuration slices: environment values are
+ * strings, and each turns one into what the slice's validators check. A value they cannot read is passed on
+ * unchanged, so the validator names the variable.
  */
 export type EnvironmentTransform = (params: { value: unknown }) => unknown;
 

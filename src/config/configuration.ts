@@ -10,7 +10,7 @@ export type ConfigSlice<T extends object = object> = (new () => T) & {
   readonly crossSliceChecks?: readonly CrossSliceCheck<T>[];
 };
 
-/** A rule on one variable that depends on a variable of another slice (e.g. a secret refused in production). */
+/** A rule on one variable that depends on another slice's variable (e.g. a secret refused in production). */
 export interface CrossSliceCheck<T extends object> {
   /** One of the slice's own variables: the error line names it. */
   variable: string;
@@ -65,7 +65,10 @@ export function loadConfiguration(
       Object.entries(environment).filter(([key, value]) => value !== undefined && known.includes(key)),
     );
     const instance = plainToInstance(slice, present, { exposeDefaultValues: true });
-    for (const error of validateSync(instance, { skipMissingProperties: false, forbidUnknownValues: false })) {
+    for (const error of validateSync(instance, {
+      skipMissingProperties: false,
+      forbidUnknownValues: false,
+    })) {
       report(error.property, Object.values(error.constraints ?? {}));
     }
     instances.set(slice, instance);
@@ -82,14 +85,15 @@ export function loadConfiguration(
   }
   if (problems.size > 0) {
     const lines = [...problems].map(
-      ([variable, messages]) => `  ${variable}=${JSON.stringify(environment[variable] ?? null)}: ${messages.join('; ')}`,
+      ([variable, messages]) =>
+        `  ${variable}=${JSON.stringify(environment[variable] ?? null)}: ${messages.join('; ')}`,
     );
     throw new ConfigValidationError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return configuration;
 }
 
-/** One slice on its own (tests, tools): the same rules; a cross-slice check needs its other slices loaded too. */
+/** One slice on its own (tests, tools), same rules; a cross-slice check needs its other slices loaded too. */
 export function loadConfigSlice<T extends object>(
   slice: ConfigSlice<T>,
   environment: Record<string, string | undefined>,
@@ -102,7 +106,8 @@ function assertOneOwnerPerVariable(slices: readonly ConfigSlice[]): void {
   for (const slice of slices) {
     for (const variable of sliceVariables(slice)) {
       const owner = owners.get(variable);
-      if (owner !== undefined) throw new Error(`${variable} is read by two slices: ${owner} and ${slice.name}`);
+      if (owner !== undefined)
+        throw new Error(`${variable} is read by two slices: ${owner} and ${slice.name}`);
       owners.set(variable, slice.name);
     }
   }

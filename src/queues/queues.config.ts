@@ -2,7 +2,10 @@ import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 import { toInt } from '../config/config-transformers';
 
-/** The worker side of the job queues: how many jobs a worker runs and how long it holds one. Property names are the environment variable names. */
+/**
+ * The worker side of the job queues: how many jobs a worker runs and how long it holds one. Property names
+ * are the environment variable names.
+ */
 export class QueuesConfig {
   @Transform(toInt)
   @IsInt()

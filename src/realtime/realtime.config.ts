@@ -2,7 +2,10 @@ import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { toInt } from '../config/config-transformers';
 
-/** Realtime transcription sessions (WebSocket /v1/realtime). Property names are the environment variable names. */
+/**
+ * Realtime transcription sessions (WebSocket /v1/realtime). Property names are the environment variable
+ * names.
+ */
 export class RealtimeConfig {
   /** Realtime transcription sessions (WebSocket /v1/realtime) open at once per workspace, across instances. */
   @Transform(toInt)

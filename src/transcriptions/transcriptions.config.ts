@@ -2,7 +2,10 @@ import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 import { toInt } from '../config/config-transformers';
 
-/** Transcription jobs: the fair share and retries of the queue, `audio_url` intake and event streams. Property names are the environment variable names. */
+/**
+ * Transcription jobs: the fair share and retries of the queue, `audio_url` intake and event streams.
+ * Property names are the environment variable names.
+ */
 export class TranscriptionsConfig {
   /**
    * Fair share of the workers: at most this many of one workspace's open jobs are handed to the worker queue at

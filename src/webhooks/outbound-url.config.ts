@@ -2,7 +2,10 @@ import { Transform } from 'class-transformer';
 import { IsBoolean } from 'class-validator';
 import { toBool } from '../config/config-transformers';
 
-/** Which addresses outgoing calls may reach (WebhookTargetPolicy: webhook deliveries and `audio_url` intake). Property names are the environment variable names. */
+/**
+ * Which addresses outgoing calls may reach (WebhookTargetPolicy: webhook deliveries and `audio_url` intake).
+ * Property names are the environment variable names.
+ */
 export class OutboundUrlConfig {
   /** Lets webhooks reach loopback/private addresses and use http:// (tests, local development only). */
   @Transform(toBool)

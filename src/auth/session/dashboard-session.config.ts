@@ -2,7 +2,10 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { toBool, toInt, toStrictBool } from '../../config/config-transformers';
 
-/** Dashboard sessions: token lifetimes, cookies, sign-up and the sign-in throttle. Property names are the environment variable names. */
+/**
+ * Dashboard sessions: token lifetimes, cookies, sign-up and the sign-in throttle. Property names are the
+ * environment variable names.
+ */
 export class DashboardSessionConfig {
   /** Lifetime of the access JWT a sign-in or refresh issues (also the `stt_session` cookie's Max-Age). */
   @Transform(toInt)

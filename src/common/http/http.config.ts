@@ -48,7 +48,10 @@ class TrustProxySetting implements ValidatorConstraintInterface {
   }
 }
 
-/** The HTTP server: its port, the proxies it trusts, browser origins and the limits on slow requests. Property names are the environment variable names. */
+/**
+ * The HTTP server: its port, the proxies it trusts, browser origins and the limits on slow requests.
+ * Property names are the environment variable names.
+ */
 export class HttpConfig {
   @Transform(toInt)
   @IsInt()

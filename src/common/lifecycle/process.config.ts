@@ -8,7 +8,10 @@ export type ProcessRole = (typeof PROCESS_ROLES)[number];
 export const NODE_ENVIRONMENTS = ['production', 'development', 'test'] as const;
 export type NodeEnvironment = (typeof NODE_ENVIRONMENTS)[number];
 
-/** What this process is (its role, environment and version) and how long it drains on shutdown. Property names are the environment variable names. */
+/**
+ * What this process is (its role, environment and version) and how long it drains on shutdown. Property
+ * names are the environment variable names.
+ */
 export class ProcessConfig {
   @IsIn(PROCESS_ROLES)
   ROLE: ProcessRole = 'all';
