@@ -34,7 +34,7 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
       'no-restricted-properties': [
         'error',
-        { object: 'process', property: 'env', message: 'Read configuration through AppConfig only.' },
+        { object: 'process', property: 'env', message: 'Read configuration through the configuration slices (src/app-configuration.ts) only.' },
       ],
       // eslint-plugin-security: typed indexing (arrays, Records keyed by unions) is all it flags here (~250 hits).
       'security/detect-object-injection': 'off',

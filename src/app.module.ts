@@ -8,7 +8,7 @@ import { LifecycleModule } from './common/lifecycle/lifecycle.module';
 import { LoggingModule } from './common/logging/logging.module';
 import { RouteErrorShapesModule } from './common/problem/route-error-shapes';
 import { RedisModule } from './common/redis/redis.module';
-import { AppConfig } from './config/app-config';
+import { Configuration } from './config/configuration';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
@@ -29,11 +29,11 @@ import { WebhooksModule } from './webhooks/webhooks.module';
  */
 @Module({})
 export class AppModule {
-  static register(config: AppConfig): DynamicModule {
+  static register(configuration: Configuration): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.register(config),
+        ConfigModule.register(configuration),
         LifecycleModule,
         LoggingModule,
         RouteErrorShapesModule,

@@ -19,7 +19,10 @@ import { assignRequestId } from './common/logging/request-id';
 import { validationPipe } from './common/http/validation-pipe';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter';
 import { RouteErrorShapes } from './common/problem/route-error-shapes';
-import { AppConfig } from './config/app-config';
+import { Configuration } from './config/configuration';
+import { HttpConfig } from './common/http/http.config';
+import { ProblemConfig } from './common/problem/problem.config';
+import { AdminConfig } from './admin/admin.config';
 import { mountWebApp } from './web-app/web-app';
 
 /**
@@ -37,8 +40,10 @@ export function loadOpenApiDocument(): OpenAPIObject {
 }
 
 /** The HTTP application (roles `api` and `all`). */
-export async function createHttpApp(config: AppConfig): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
+export async function createHttpApp(configuration: Configuration): Promise<INestApplication> {
+  const http = configuration.get(HttpConfig);
+  const problems = configuration.get(ProblemConfig);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(configuration), {
     bodyParser: false,
     bufferLogs: true,
   });
@@ -47,18 +52,18 @@ export async function createHttpApp(config: AppConfig): Promise<INestApplication
   // First: every answer, whoever writes it (routes, the problem filter, 404s, timeouts), echoes the request id.
   app.use(assignRequestId);
   // The client address of per-IP rate limits (request.ip): X-Forwarded-For only from trusted proxies.
-  app.set('trust proxy', config.TRUST_PROXY);
-  applyIdleTimeouts(app.getHttpServer(), config);
-  answerOversizedHeadsAsProblems(app.getHttpServer(), config);
-  app.use(idleRequestTimeout(config));
+  app.set('trust proxy', http.TRUST_PROXY);
+  applyIdleTimeouts(app.getHttpServer(), http);
+  answerOversizedHeadsAsProblems(app.getHttpServer(), problems);
+  app.use(idleRequestTimeout(http, problems));
   app.use(securityHeaders);
-  enableConfiguredCors(app, config);
+  enableConfiguredCors(app, http);
   app.use(literalUndecodablePath);
   // Operators' queue dashboard, behind ADMIN_TOKEN; ahead of the API's middleware (no API key, no rate limit).
-  mountQueueBoard(app, config);
-  // The dashboard's static files (issue 13), like /docs outside the API's routes.
+  mountQueueBoard(app, configuration.get(AdminConfig), problems);
+  // The dashboard's static files, like /docs outside the API's routes.
   mountWebApp(app);
-  app.useGlobalFilters(new ProblemDetailsFilter(config, app.get(RouteErrorShapes)));
+  app.useGlobalFilters(new ProblemDetailsFilter(problems, app.get(RouteErrorShapes)));
   app.useGlobalPipes(validationPipe());
   // SIGTERM/SIGINT drain (readiness 503, no new connections, requests in flight finish), then exit 0.
   drainHttpServerOnShutdown(app.getHttpServer(), app.get(ShutdownCoordinator));
@@ -72,8 +77,8 @@ export async function createHttpApp(config: AppConfig): Promise<INestApplication
 }
 
 /** A process with queue processors and no HTTP listener (role `worker`). */
-export async function createWorkerContext(config: AppConfig): Promise<INestApplicationContext> {
-  const context = await NestFactory.createApplicationContext(AppModule.register(config), {
+export async function createWorkerContext(configuration: Configuration): Promise<INestApplicationContext> {
+  const context = await NestFactory.createApplicationContext(AppModule.register(configuration), {
     bufferLogs: true,
   });
   useJsonLogger(context);

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { CommandFactory } from 'nest-commander';
 import { CliError, printJson } from './cli/cli-output';
 import { CliModule } from './cli/cli.module';
-import { AppConfig, ConfigValidationError, loadAppConfig } from './config/app-config';
+import { ConfigValidationError } from './config/configuration';
+import { DatabaseConfig } from './database/database.config';
+import { loadAppConfiguration } from './app-configuration';
 import { describeProcessSettings, loadProcessSettings } from './config/env-file';
 import { migrationSource, pendingSchemaChanges, runMigrations } from './database/migration-runner';
 
@@ -17,7 +19,8 @@ async function main(argv: string[]): Promise<void> {
   const settings = loadProcessSettings(process.env, process.cwd());
   // stdout carries the command's one JSON line; which file was read goes to stderr, only when one was.
   if (settings.file !== null) console.error(describeProcessSettings(settings));
-  const config = loadAppConfig(settings.environment);
+  const configuration = loadAppConfiguration(settings.environment);
+  const config = configuration.get(DatabaseConfig);
   const command = argv[0];
   switch (command) {
     case 'migrate':
@@ -28,7 +31,7 @@ async function main(argv: string[]): Promise<void> {
     case 'migration:generate':
       return generateMigration(config, argv[1]);
     default:
-      await CommandFactory.run(CliModule.register(config), {
+      await CommandFactory.run(CliModule.register(configuration), {
         logger: ['error', 'warn'],
         errorHandler: (error) => {
           throw error;
@@ -40,7 +43,7 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-async function checkDrift(config: AppConfig): Promise<void> {
+async function checkDrift(config: DatabaseConfig): Promise<void> {
   const changes = await pendingSchemaChanges(config);
   if (changes.up.length > 0) {
     console.error('Entities and migrations differ; the migrations lack:\n' + changes.up.join(';\n'));
@@ -50,7 +53,7 @@ async function checkDrift(config: AppConfig): Promise<void> {
   printJson({ drift: false });
 }
 
-async function generateMigration(config: AppConfig, name: string | undefined): Promise<void> {
+async function generateMigration(config: DatabaseConfig, name: string | undefined): Promise<void> {
   if (!name) throw new CliError('usage: migration:generate <Name>');
   const changes = await pendingSchemaChanges(config);
   if (changes.up.length === 0) throw new CliError('No changes: entities and migrations agree.');

@@ -1,6 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { createHttpApp, createWorkerContext } from './bootstrap';
-import { ConfigValidationError, loadAppConfig } from './config/app-config';
+import { ConfigValidationError } from './config/configuration';
+import { HttpConfig } from './common/http/http.config';
+import { ProcessConfig } from './common/lifecycle/process.config';
+import { loadAppConfiguration } from './app-configuration';
 import { describeProcessSettings, loadProcessSettings } from './config/env-file';
 import { resolveEngineTiers } from './engine/tiers/engine-tiers';
 
@@ -8,21 +11,23 @@ async function main(): Promise<void> {
   // The one place that reads the environment (over ./.env when it exists).
   // eslint-disable-next-line no-restricted-properties
   const settings = loadProcessSettings(process.env, process.cwd());
-  const config = loadAppConfig(settings.environment);
+  const configuration = loadAppConfiguration(settings.environment);
   // A tier whose engine is missing is a configuration error: reported like the others, before anything
   // connects (EngineModule resolves again for its providers; the check is a few stat calls).
-  resolveEngineTiers(config);
+  resolveEngineTiers(configuration);
+  const { ROLE } = configuration.get(ProcessConfig);
+  const { PORT } = configuration.get(HttpConfig);
   const logger = new Logger('Main');
-  if (config.ROLE === 'worker') {
-    await createWorkerContext(config);
+  if (ROLE === 'worker') {
+    await createWorkerContext(configuration);
     logger.log(describeProcessSettings(settings));
     logger.log('Worker started (ROLE=worker)');
     return;
   }
-  const app = await createHttpApp(config);
+  const app = await createHttpApp(configuration);
   logger.log(describeProcessSettings(settings));
-  await app.listen(config.PORT);
-  logger.log(`Listening on port ${config.PORT} (ROLE=${config.ROLE})`);
+  await app.listen(PORT);
+  logger.log(`Listening on port ${PORT} (ROLE=${ROLE})`);
 }
 
 main().catch((error: unknown) => {

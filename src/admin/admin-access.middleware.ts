@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { bearerCredential } from '../auth/authorization-header';
-import { AppConfig } from '../config/app-config';
+import { ProblemConfig } from '../common/problem/problem.config';
 import { sendProblem } from '../common/problem/problem-details.filter';
 import { ProblemException } from '../common/problem/problem.exception';
 
@@ -28,7 +28,7 @@ const digest = (value: string): Buffer => createHash('sha256').update(value).dig
  * challenge, so a browser asks for it. Digests are compared, so the comparison is constant-time whatever
  * the lengths.
  */
-export function adminAccess(config: AppConfig, token: string) {
+export function adminAccess(config: ProblemConfig, token: string) {
   const expected = digest(token);
   return (request: Request, response: Response, next: NextFunction): void => {
     const presented = presentedAdminToken(request.headers.authorization);

@@ -5,7 +5,8 @@ import { getQueueToken } from '@nestjs/bull';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Queue } from 'bull';
 import type { Express } from 'express';
-import { AppConfig } from '../config/app-config';
+import { AdminConfig } from './admin.config';
+import { ProblemConfig } from '../common/problem/problem.config';
 import { TRANSCRIPTION_QUEUE, WEBHOOK_DELIVERY_QUEUE } from '../queues/job-catalogue';
 import { adminAccess } from './admin-access.middleware';
 
@@ -23,7 +24,11 @@ export const QUEUE_BOARD_PATH = `${ADMIN_PATH}/queues`;
  * Read-only: PostgreSQL holds each job's state and money, and Bull only runs it, so retrying, cleaning or
  * adding jobs by hand would bypass billing and fair share; operators look here, and act through the CLI.
  */
-export function mountQueueBoard(app: NestExpressApplication, config: AppConfig): void {
+export function mountQueueBoard(
+  app: NestExpressApplication,
+  config: AdminConfig,
+  problemConfig: ProblemConfig,
+): void {
   if (config.ADMIN_TOKEN === undefined) return;
   const board = new ExpressAdapter();
   board.setBasePath(QUEUE_BOARD_PATH);
@@ -36,6 +41,6 @@ export function mountQueueBoard(app: NestExpressApplication, config: AppConfig):
   });
   const router = board.getRouter() as Express;
   router.disable('x-powered-by');
-  app.use(ADMIN_PATH, adminAccess(config, config.ADMIN_TOKEN));
+  app.use(ADMIN_PATH, adminAccess(problemConfig, config.ADMIN_TOKEN));
   app.use(QUEUE_BOARD_PATH, router);
 }

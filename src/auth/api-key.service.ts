@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes } from 'node:crypto';
 import { EntityManager, IsNull, MoreThan, Repository } from 'typeorm';
 import { ProblemException } from '../common/problem/problem.exception';
-import { AppConfig } from '../config/app-config';
+import { AuthConfig } from './auth.config';
 import { ApiKey } from './api-key.entity';
 
 export const API_KEY_PREFIX = 'svc_live_';
@@ -34,7 +34,7 @@ export type ApiKeyRejection = 'unknown' | 'revoked' | 'expired';
 export class ApiKeyService {
   constructor(
     @InjectRepository(ApiKey) private readonly apiKeys: Repository<ApiKey>,
-    private readonly config: AppConfig,
+    private readonly config: AuthConfig,
   ) {}
 
   /**

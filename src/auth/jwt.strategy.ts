@@ -7,7 +7,7 @@ import type { Request } from 'express';
 import { User } from '../account/user.entity';
 import { isUuid } from '../common/http/resource-id.pipe';
 import { ProblemException } from '../common/problem/problem.exception';
-import { AppConfig } from '../config/app-config';
+import { AuthConfig } from './auth.config';
 import { bearerCredential } from './authorization-header';
 import { Principal } from '../common/principal/principal';
 import { SessionCookies } from './session/session-cookies';
@@ -38,7 +38,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   private readonly maxLifetimeSeconds: number;
 
   constructor(
-    config: AppConfig,
+    config: AuthConfig,
     @InjectRepository(User) private readonly users: Repository<User>,
     cookies: SessionCookies,
   ) {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { sign } from 'jsonwebtoken';
-import { AppConfig } from '../config/app-config';
+import { AuthConfig } from './auth.config';
 
 /**
  * Issues the HS256 session tokens front ends use (claims: `sub` = user id, `iat`, `exp`, and for a dashboard
@@ -8,7 +8,7 @@ import { AppConfig } from '../config/app-config';
  */
 @Injectable()
 export class TokenService {
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: AuthConfig) {}
 
   issue(userId: string, ttlSeconds = 3600, sessionId?: string): { token: string; expiresAt: string } {
     // The strategy would refuse the token on every call: say so at issue time instead.

@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { Workspace } from '../account/workspace.entity';
 import { eurToMicro, microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
-import { AppConfig } from '../config/app-config';
+import { BillingConfig } from './billing.config';
 import type { ModelTier } from '../common/model-tier-catalogue';
 import { jobCostMicro, pricePerMinuteMicro } from './pricing';
 import { WorkspaceJobHistory } from './workspace-job-history';
@@ -41,7 +41,7 @@ export interface Admission {
 @Injectable()
 export class BillingGate {
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: BillingConfig,
     private readonly jobs: WorkspaceJobHistory,
   ) {}
 

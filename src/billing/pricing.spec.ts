@@ -1,7 +1,8 @@
-import { loadAppConfig } from '../config/app-config';
+import { BillingConfig } from './billing.config';
+import { loadConfigSlice } from '../config/configuration';
 import { costMicro, pricePerMinuteMicro } from './pricing';
 
-const config = loadAppConfig({ JWT_SECRET: 'x'.repeat(32) });
+const config = loadConfigSlice(BillingConfig, {});
 
 describe('pricing', () => {
   it('has the spec prices per minute in micro-EUR and a documented premium_jade price', () => {

@@ -1,9 +1,9 @@
-import type { AppConfig } from '../config/app-config';
+import type { BillingConfig } from './billing.config';
 import { MODEL_TIER_CATALOGUE, type ModelTier } from '../common/model-tier-catalogue';
 import { eurToMicro } from '../common/money';
 
 /** Price per audio minute of each tier (the variable the tier catalogue names), in micro-EUR. */
-export function pricePerMinuteMicro(config: AppConfig, tier: ModelTier): number {
+export function pricePerMinuteMicro(config: BillingConfig, tier: ModelTier): number {
   return eurToMicro(config[MODEL_TIER_CATALOGUE[tier].priceVariable]);
 }
 
@@ -20,6 +20,10 @@ export function costMicro(durationSeconds: number, pricePerMinute: number): numb
  * A job's cost: a multichannel job is billed per channel-minute (each channel is recognised on its own, so
  * it costs the engine as much as a file of its own); `channels` null is a job mixed to mono, billed once.
  */
-export function jobCostMicro(durationSeconds: number, pricePerMinute: number, channels: number | null): number {
+export function jobCostMicro(
+  durationSeconds: number,
+  pricePerMinute: number,
+  channels: number | null,
+): number {
   return costMicro(durationSeconds, pricePerMinute) * (channels ?? 1);
 }

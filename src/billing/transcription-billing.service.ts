@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
-import { AppConfig } from '../config/app-config';
+import { BillingConfig } from './billing.config';
 import { BillingGate, type Admission, type AdmissionRequest } from './billing-gate.service';
 import { LedgerRepository } from './ledger.repository';
 import { LedgerService } from './ledger.service';
@@ -39,7 +39,7 @@ export class TranscriptionBilling {
     private readonly accounts: LedgerRepository,
     private readonly gate: BillingGate,
     private readonly ledger: LedgerService,
-    private readonly config: AppConfig,
+    private readonly config: BillingConfig,
   ) {}
 
   /**

@@ -8,7 +8,7 @@ import { WorkspaceProvisioningModule } from '../auth/provisioning/workspace-prov
 import { RefreshToken } from '../auth/session/refresh-token.entity';
 import { UserPasswordService } from '../auth/session/user-password.service';
 import { BillingModule } from '../billing/billing.module';
-import { AppConfig } from '../config/app-config';
+import { Configuration } from '../config/configuration';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { BalanceTopUpCommand, TokenIssueCommand, UserDeleteCommand } from './account.commands';
@@ -22,11 +22,11 @@ import { WorkspaceCreateCommand, WorkspaceRetentionCommand } from './workspace.c
 
 @Module({})
 export class CliModule {
-  static register(config: AppConfig): DynamicModule {
+  static register(configuration: Configuration): DynamicModule {
     return {
       module: CliModule,
       imports: [
-        ConfigModule.register(config),
+        ConfigModule.register(configuration),
         DatabaseModule,
         AuthModule,
         AccountModule,

@@ -1,5 +1,5 @@
 import { Command, CommandRunner } from 'nest-commander';
-import { AppConfig } from '../config/app-config';
+import { Configuration } from '../config/configuration';
 import { resolveEngineTiers } from '../engine/tiers/engine-tiers';
 import { printJson } from './cli-output';
 
@@ -13,7 +13,7 @@ import { printJson } from './cli-output';
     'Print the recogniser, Whisper model, diarizer and languages each tier resolves to (one JSON line)',
 })
 export class EngineTiersCommand extends CommandRunner {
-  constructor(private readonly config: AppConfig) {
+  constructor(private readonly config: Configuration) {
     super();
   }
 

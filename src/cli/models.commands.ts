@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { Command, CommandRunner } from 'nest-commander';
-import { AppConfig } from '../config/app-config';
+import { ModelsConfig } from '../engine/models/models.config';
 import {
   findModel,
   installedBytes,
@@ -26,7 +26,7 @@ const MIB = 1024 * 1024;
   description: 'Known models (whisper.cpp, sherpa-onnx diarization) and which are installed',
 })
 export class ModelsListCommand extends CommandRunner {
-  constructor(private readonly config: AppConfig) {
+  constructor(private readonly config: ModelsConfig) {
     super();
   }
 
@@ -62,7 +62,7 @@ export class ModelsListCommand extends CommandRunner {
   description: 'Download a model into MODELS_DIR and verify its checksum',
 })
 export class ModelsPullCommand extends CommandRunner {
-  constructor(private readonly config: AppConfig) {
+  constructor(private readonly config: ModelsConfig) {
     super();
   }
 
@@ -108,7 +108,7 @@ export class ModelsPullCommand extends CommandRunner {
   }
 }
 
-function catalogueOf(config: AppConfig): ModelEntry[] {
+function catalogueOf(config: ModelsConfig): ModelEntry[] {
   try {
     return loadCatalogue(config.MODELS_EXTRA_CATALOGUE);
   } catch (error) {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigValidationError } from './app-config';
+import { ConfigValidationError } from './configuration';
 import { describeProcessSettings, loadProcessSettings } from './env-file';
 
 describe('loadProcessSettings', () => {

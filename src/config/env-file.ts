@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
-import { ConfigValidationError } from './app-config';
+import { ConfigValidationError } from './configuration';
 
 /** The settings a process starts from: its environment on top of an env file, and what was taken from where. */
 export interface ProcessSettings {
-  /** The variables to validate (AppConfig): the file's, then the real environment's over them. */
+  /** The variables to validate (loadAppConfiguration): the file's, then the real environment's over them. */
   environment: Record<string, string | undefined>;
   /** Absolute path of the file that was read; null when none was. */
   file: string | null;
@@ -20,7 +20,7 @@ export interface ProcessSettings {
  * `ENV_FILE=none` reads none) and lays the real environment over it: a variable set in the environment always
  * wins, so `PORT=3300 node dist/main.js` listens on 3300 whatever the file says. The file is parsed, never
  * executed (`KEY=value` lines, `#` comments, quotes, an optional `export `), and the environment itself is not
- * changed: only AppConfig sees the result. The service (main.ts) and the CLI (cli.ts) both start here.
+ * changed: only the configuration loader sees the result. The service (main.ts) and the CLI (cli.ts) both start here.
  */
 export function loadProcessSettings(
   environment: Record<string, string | undefined>,

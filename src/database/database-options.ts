@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
-import type { AppConfig } from '../config/app-config';
+import type { DatabaseConfig } from './database.config';
 import { ENTITIES } from './entities';
 
 /** Compiled migrations live in dist/migrations; under ts-jest the TypeScript sources are loaded instead. */
@@ -19,7 +19,7 @@ export const SERVICE_QUERY_TIMEOUT_MS = 10_000;
 const MIGRATION_QUERY_TIMEOUT_MS = 30_000;
 
 export function databaseOptions(
-  config: AppConfig,
+  config: DatabaseConfig,
   { queryTimeoutMs = MIGRATION_QUERY_TIMEOUT_MS }: { queryTimeoutMs?: number } = {},
 ): DataSourceOptions {
   return {

@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppConfig } from '../config/app-config';
+import { DatabaseConfig } from './database.config';
 import { databaseOptions, SERVICE_QUERY_TIMEOUT_MS } from './database-options';
 
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
+      inject: [DatabaseConfig],
+      useFactory: (config: DatabaseConfig) => ({
         ...databaseOptions(config, { queryTimeoutMs: SERVICE_QUERY_TIMEOUT_MS }),
         retryAttempts: 3,
         retryDelay: 1000,

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import type { AppConfig } from '../config/app-config';
+import type { DatabaseConfig } from './database.config';
 import { databaseOptions } from './database-options';
 
 /** Creates the database named in DATABASE_URL when it does not exist yet (fresh machines, test runs). */
@@ -19,7 +19,7 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
 }
 
 async function withDataSource<T>(
-  config: AppConfig,
+  config: DatabaseConfig,
   work: (dataSource: DataSource) => Promise<T>,
 ): Promise<T> {
   const dataSource = new DataSource(databaseOptions(config));
@@ -37,7 +37,7 @@ async function withDataSource<T>(
   }
 }
 
-export async function runMigrations(config: AppConfig): Promise<string[]> {
+export async function runMigrations(config: DatabaseConfig): Promise<string[]> {
   await ensureDatabase(config.DATABASE_URL);
   return withDataSource(config, async (dataSource) =>
     (await dataSource.runMigrations({ transaction: 'each' })).map((migration) => migration.name),
@@ -48,7 +48,9 @@ export async function runMigrations(config: AppConfig): Promise<string[]> {
  * Drift check: after all migrations, the SQL TypeORM would still need to match the entities.
  * Empty means entities and migrations agree.
  */
-export async function pendingSchemaChanges(config: AppConfig): Promise<{ up: string[]; down: string[] }> {
+export async function pendingSchemaChanges(
+  config: DatabaseConfig,
+): Promise<{ up: string[]; down: string[] }> {
   await runMigrations(config);
   return withDataSource(config, async (dataSource) => {
     const sql = await dataSource.driver.createSchemaBuilder().log();

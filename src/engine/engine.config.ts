@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
 import type { ModelTier } from '../common/model-tier-catalogue';
-import { toInt } from '../config/app-config';
+import { toFloat, toInt } from '../config/config-transformers';
 
 /**
  * The engine's own variables (the registry's recognisers and diarizers add theirs, see
@@ -58,6 +58,15 @@ export class EngineConfig {
   @Min(1)
   @Max(64)
   ENGINE_PARALLELISM?: number;
+
+  /**
+   * Longer audio is refused at upload (422 on `file`) and, if its header understated it, fails while decoding.
+   * Here because the engine bounds decoding with it; the upload reads it from this slice.
+   */
+  @Transform(toFloat)
+  @IsNumber()
+  @Min(0.0001)
+  MAX_AUDIO_DURATION_HOURS = 12;
 }
 
 type TierVariable<Prefix extends string> = Extract<keyof EngineConfig, `${Prefix}_${string}`>;

@@ -1,7 +1,8 @@
 import { Logger, Module } from '@nestjs/common';
 import { availableParallelism } from 'node:os';
 import { MODEL_TIERS, type ModelTier } from '../common/model-tier-catalogue';
-import { AppConfig } from '../config/app-config';
+import { Configuration } from '../config/configuration';
+import { QueuesConfig } from '../queues/queues.config';
 import { EngineConfig } from './engine.config';
 import { defaultEngineSettings, EngineSettings, TierEngineSettings } from './engine-settings';
 import { EngineRunner } from './runner/engine-runner';
@@ -17,10 +18,7 @@ export function engineParallelism(
 }
 
 /** Engine settings from the validated config and the boot-time tier resolution, on top of the Debian defaults. */
-export function engineSettingsFrom(
-  config: AppConfig,
-  tiers: EngineTiers = resolveEngineTiers(config),
-): EngineSettings {
+export function engineSettingsFrom(tiers: EngineTiers, queues: QueuesConfig): EngineSettings {
   const defaults = defaultEngineSettings();
   const engine = tiers.config.get(EngineConfig);
   return {
@@ -32,8 +30,8 @@ export function engineSettingsFrom(
       }),
     ) as Record<ModelTier, TierEngineSettings>,
     speech: { ...defaults.speech, ...(engine.VAD_MODEL_PATH ? { vadModelPath: engine.VAD_MODEL_PATH } : {}) },
-    parallelism: engineParallelism(engine.ENGINE_PARALLELISM, config.WORKER_CONCURRENCY),
-    maxAudioSeconds: config.MAX_AUDIO_DURATION_HOURS * 3600,
+    parallelism: engineParallelism(engine.ENGINE_PARALLELISM, queues.WORKER_CONCURRENCY),
+    maxAudioSeconds: engine.MAX_AUDIO_DURATION_HOURS * 3600,
     timeout: {
       baseMs: engine.ENGINE_TIMEOUT_MS,
       perAudioMinuteMs: engine.ENGINE_TIMEOUT_PER_AUDIO_MINUTE_MS,
@@ -59,18 +57,17 @@ function logTiers(tiers: EngineTiers): void {
       // Resolved once at boot in every role: the worker builds engines from it, the API checks languages.
       // A misconfigured tier throws ConfigValidationError here and the process does not start.
       provide: EngineTiers,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => {
-        const tiers = resolveEngineTiers(config);
+      inject: [Configuration],
+      useFactory: (configuration: Configuration) => {
+        const tiers = resolveEngineTiers(configuration);
         logTiers(tiers);
         return tiers;
       },
     },
     {
       provide: EngineRunner,
-      inject: [AppConfig, EngineTiers],
-      useFactory: (config: AppConfig, tiers: EngineTiers) =>
-        new EngineRunner(engineSettingsFrom(config, tiers)),
+      inject: [QueuesConfig, EngineTiers],
+      useFactory: (queues: QueuesConfig, tiers: EngineTiers) => new EngineRunner(engineSettingsFrom(tiers, queues)),
     },
   ],
   exports: [EngineRunner, EngineTiers],

@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { Public } from '../common/principal/public.decorator';
-import { AppConfig } from '../config/app-config';
+import { ProcessConfig } from '../common/lifecycle/process.config';
 import { SERVICE_VERSION } from '../version';
 import type { ResponseOf } from '../openapi/contract-types';
 import { ReadinessService } from './readiness.service';
@@ -12,7 +12,7 @@ import { ReadinessService } from './readiness.service';
 @Controller('v1/health')
 export class HealthController {
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: ProcessConfig,
     private readonly readiness: ReadinessService,
   ) {}
 

@@ -1,13 +1,16 @@
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { ProblemException } from '../common/problem/problem.exception';
-import { loadAppConfig } from '../config/app-config';
+import { ProcessConfig } from '../common/lifecycle/process.config';
+import { ENGINE_REGISTRY } from '../engine/engine-registry';
+import { ModelsConfig } from '../engine/models/models.config';
+import { loadConfiguration } from '../config/configuration';
 import { resolveEngineTiers } from '../engine/tiers/engine-tiers';
 import { ReadinessService } from './readiness.service';
 
 describe('ReadinessService while the process drains', () => {
   it('answers 503 naming only `shutdown`, without checking any dependency', async () => {
-    const config = loadAppConfig({ JWT_SECRET: 'x'.repeat(32) });
-    const shutdown = new ShutdownCoordinator(config);
+    const configuration = loadConfiguration([ProcessConfig, ModelsConfig, ...ENGINE_REGISTRY.configSlices()], {});
+    const shutdown = new ShutdownCoordinator(configuration.get(ProcessConfig));
     const untouched = new Proxy(
       {},
       {
@@ -23,7 +26,7 @@ describe('ReadinessService while the process drains', () => {
       untouched as never,
       untouched as never,
       shutdown,
-      resolveEngineTiers(config),
+      resolveEngineTiers(configuration),
     );
     await shutdown.drain('SIGTERM');
     const refusal = await readiness.check().catch((error: unknown) => error);

@@ -4,7 +4,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import type Redis from 'ioredis';
 import { ApiKeyRequestLogMiddleware } from '../auth/api-key-request-log.middleware';
 import { AuthModule } from '../auth/auth.module';
-import { AppConfig } from '../config/app-config';
+import { RateLimitConfig } from '../common/http/rate-limit.config';
 import { REDIS_CLIENT } from '../common/redis/redis.module';
 import { JsonBodyMiddleware } from '../common/http/json-body.middleware';
 import { JsonContentTypeMiddleware } from '../common/http/json-content-type.middleware';
@@ -20,8 +20,8 @@ import { RequestContextMiddleware } from './request-context.middleware';
   imports: [
     AuthModule,
     ThrottlerModule.forRootAsync({
-      inject: [AppConfig, REDIS_CLIENT],
-      useFactory: (config: AppConfig, redis: Redis) => ({
+      inject: [RateLimitConfig, REDIS_CLIENT],
+      useFactory: (config: RateLimitConfig, redis: Redis) => ({
         throttlers: [{ name: 'minute', ttl: 60_000, limit: config.RATE_LIMIT_AUTHENTICATED_PER_MINUTE }],
         storage: new ThrottlerStorageRedisService(redis),
       }),

@@ -5,7 +5,7 @@ import type { Queue } from 'bull';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { MetricsConfig } from './metrics.config';
 import { TRANSCRIPTION_QUEUE, WEBHOOK_DELIVERY_QUEUE } from '../queues/job-catalogue';
 
 /**
@@ -44,7 +44,7 @@ export class MetricsService {
   private readonly passwordVerifications: Counter<'result'>;
 
   constructor(
-    config: AppConfig,
+    config: MetricsConfig,
     @InjectQueue(TRANSCRIPTION_QUEUE) transcriptionQueue: Queue,
     @InjectQueue(WEBHOOK_DELIVERY_QUEUE) webhookQueue: Queue,
     @InjectDataSource() dataSource: DataSource,

@@ -1,7 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { PROBLEM_CATALOGUE, type ProblemSlug } from '../common/problem/problem-catalogue';
-import { AppConfig } from '../config/app-config';
+import { MetricsConfig } from './metrics.config';
+import { ProblemConfig } from '../common/problem/problem.config';
+import { ProcessConfig } from '../common/lifecycle/process.config';
 import { MetricsService } from './metrics.service';
 
 /**
@@ -14,13 +16,15 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
   private server: Server | null = null;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: MetricsConfig,
+    private readonly processConfig: ProcessConfig,
+    private readonly problems: ProblemConfig,
     private readonly metrics: MetricsService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const port = this.config.METRICS_PORT;
-    if (this.config.ROLE !== 'worker' || port === undefined) return;
+    if (this.processConfig.ROLE !== 'worker' || port === undefined) return;
     const server = createServer((request, response) => {
       const path = (request.url ?? '').split('?')[0];
       if (request.method !== 'GET' || path !== '/metrics' || !this.metrics.enabled) {
@@ -59,6 +63,6 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
   private problem(response: ServerResponse, slug: ProblemSlug, detail: string): void {
     const { status, title } = PROBLEM_CATALOGUE[slug];
     response.writeHead(status, { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store' });
-    response.end(JSON.stringify({ type: `${this.config.ERRORS_BASE_URL}/${slug}`, title, status, detail }));
+    response.end(JSON.stringify({ type: `${this.problems.ERRORS_BASE_URL}/${slug}`, title, status, detail }));
   }
 }

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Principal } from '../common/principal/principal';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
-import type { AppConfig } from '../config/app-config';
+import type { ProcessConfig } from '../common/lifecycle/process.config';
 import type {
   TranscriptionEventsService,
   TranscriptionStateFrame,
@@ -52,9 +52,8 @@ function harness() {
   const config = {
     OPENAI_SYNC_WAIT_TIMEOUT_SECONDS: 60,
     OPENAI_SYNC_MAX_DURATION_SECONDS: 600,
-    SHUTDOWN_GRACE_MS: 10_000,
-  } as AppConfig;
-  const shutdown = new ShutdownCoordinator(config);
+  };
+  const shutdown = new ShutdownCoordinator({ SHUTDOWN_GRACE_MS: 10_000 } as ProcessConfig);
   const service = new OpenAiTranscriptionService(uploads, transcriptions, events, config, shutdown);
   const closed = new AbortController();
   const principal = { workspaceId: 'w' } as Principal;

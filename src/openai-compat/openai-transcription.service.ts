@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import type { Principal } from '../common/principal/principal';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { ProblemException } from '../common/problem/problem.exception';
-import { AppConfig } from '../config/app-config';
+import { OpenAiCompatConfig } from './openai-compat.config';
 import { TranscriptionEventsService } from '../transcriptions/transcription-events.service';
 import type { Transcription } from '../transcriptions/transcription.entity';
 import { TranscriptionsService } from '../transcriptions/transcriptions.service';
@@ -50,7 +50,7 @@ export class OpenAiTranscriptionService {
     private readonly uploads: TranscriptionUploadService,
     private readonly transcriptions: TranscriptionsService,
     private readonly events: TranscriptionEventsService,
-    private readonly config: AppConfig,
+    private readonly config: OpenAiCompatConfig,
     private readonly shutdown: ShutdownCoordinator,
   ) {}
 

@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bull';
 import { Global, Module } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
+import { QueuesConfig } from './queues.config';
+import { RedisConfig } from '../common/redis/redis.config';
 import { TRANSCRIPTION_QUEUE, WEBHOOK_DELIVERY_QUEUE } from './job-catalogue';
 
 /** Bull on the shared Redis; job keys carry the instance prefix. */
@@ -8,10 +9,10 @@ import { TRANSCRIPTION_QUEUE, WEBHOOK_DELIVERY_QUEUE } from './job-catalogue';
 @Module({
   imports: [
     BullModule.forRootAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
-        redis: config.REDIS_URL,
-        prefix: `${config.REDIS_PREFIX}:bull`,
+      inject: [RedisConfig, QueuesConfig],
+      useFactory: (redis: RedisConfig, config: QueuesConfig) => ({
+        redis: redis.REDIS_URL,
+        prefix: `${redis.REDIS_PREFIX}:bull`,
         settings: {
           // A worker's blocking wait for new jobs; short, so shutdown does not hang on it.
           drainDelay: 1,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { RawData, WebSocket } from 'ws';
 import type { Principal } from '../common/principal/principal';
 import { isRecord } from '../common/is-record';
-import type { AppConfig } from '../config/app-config';
+import type { RealtimeConfig } from './realtime.config';
 import type { RecognizedWord, SpeakerTurn, TimeSpan } from '../engine/engine.types';
 import { joinWords } from '../engine/pipeline/transcript-assembly';
 import type { Transcription } from '../transcriptions/transcription.entity';
@@ -45,7 +45,7 @@ const CONVERSATION_EVENTS = new Set([
 
 export interface RealtimeSessionDependencies {
   sessions: RealtimeSessionsService;
-  config: AppConfig;
+  config: RealtimeConfig;
   /** The recognition thread's settings for a session's live settings. */
   recognitionSpec(live: LiveSettings): LiveRecognitionSpec;
   /** The longest utterance before it is committed regardless of turn detection. */

@@ -7,11 +7,9 @@ import { TranscriptionBilling } from '../billing/transcription-billing.service';
 import type { ModelTier } from '../common/model-tier-catalogue';
 import { ProblemException } from '../common/problem/problem.exception';
 import { currentRequestId } from '../common/logging/request-id';
-import { AppConfig } from '../config/app-config';
+import { RealtimeConfig } from './realtime.config';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
 import type { EngineChoice } from '../engine/registry/engine-descriptor';
-import { engineSettingsFrom } from '../engine/engine.module';
-import type { EngineSettings } from '../engine/engine-settings';
 import type { RecognizedWord, SpeakerTurn } from '../engine/engine.types';
 import { assignSpeakers, countSpeakers, joinWords } from '../engine/pipeline/transcript-assembly';
 import { wavHeader } from '../engine/whisper-family/wav.encoder';
@@ -65,7 +63,6 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RealtimeSessionsService.name);
   private readonly live = new Map<string, LiveSessionHandle>();
   private reconcileTimer: NodeJS.Timeout | null = null;
-  private engineSettings: EngineSettings | null = null;
 
   constructor(
     private readonly transcriptions: TranscriptionRepository,
@@ -76,7 +73,7 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
     private readonly vocabularies: VocabulariesService,
     private readonly languagePolicy: TierLanguagePolicy,
     private readonly tiers: EngineTiers,
-    private readonly config: AppConfig,
+    private readonly config: RealtimeConfig,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -235,7 +232,7 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
 
   /** The diarizer a file job of `tier` uses, for the speakers of a session's audio. */
   diarizationSettings(tier: ModelTier): EngineChoice {
-    return (this.engineSettings ??= engineSettingsFrom(this.config, this.tiers)).tiers[tier].diarization;
+    return this.tiers.get(tier).diarizerChoice;
   }
 
   /** A session whose transcription was deleted: nothing to store. */

@@ -6,7 +6,7 @@ import { CredentialResolver } from '../auth/credential-resolver.service';
 import type { AuthOutcome, RequestWithAuth } from '../common/principal/principal';
 import { SessionCookies } from '../auth/session/session-cookies';
 import { ProblemException } from '../common/problem/problem.exception';
-import { AppConfig } from '../config/app-config';
+import { RealtimeConfig } from './realtime.config';
 import {
   CLIENT_SECRET_PREFIX,
   RealtimeClientSecretsService,
@@ -43,7 +43,7 @@ export class RealtimeUpgradeAuthenticator {
     private readonly credentials: CredentialResolver,
     private readonly cookies: SessionCookies,
     private readonly clientSecrets: RealtimeClientSecretsService,
-    config: AppConfig,
+    config: RealtimeConfig,
   ) {
     this.cookieOrigins = new Set(config.REALTIME_COOKIE_ORIGINS.map((origin) => new URL(origin).origin));
   }

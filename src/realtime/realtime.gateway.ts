@@ -8,7 +8,9 @@ import type { AuthOutcome } from '../common/principal/principal';
 import { problemBody } from '../common/problem/problem-details.filter';
 import type { ProblemException } from '../common/problem/problem.exception';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
-import { AppConfig } from '../config/app-config';
+import { ProblemConfig } from '../common/problem/problem.config';
+import { QueuesConfig } from '../queues/queues.config';
+import { RealtimeConfig } from './realtime.config';
 import { engineSettingsFrom } from '../engine/engine.module';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
 import { defaultLiveSessionCapacity } from './recognition/live-decoding';
@@ -48,10 +50,12 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly authenticator: RealtimeUpgradeAuthenticator,
     private readonly sessions: RealtimeSessionsService,
     private readonly shutdown: ShutdownCoordinator,
-    private readonly config: AppConfig,
+    private readonly config: RealtimeConfig,
+    private readonly problems: ProblemConfig,
+    queues: QueuesConfig,
     tiers: EngineTiers,
   ) {
-    const engine = engineSettingsFrom(config, tiers);
+    const engine = engineSettingsFrom(tiers, queues);
     this.dependencies = {
       sessions,
       config,
@@ -117,7 +121,7 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     }
     const admission = await this.authenticator.admit(request);
     if (admission.kind === 'refuse') {
-      socket.end(problemResponse(this.config, admission.problem));
+      socket.end(problemResponse(this.problems, admission.problem));
       return;
     }
     server.handleUpgrade(request, socket, head, (webSocket) =>
@@ -182,7 +186,7 @@ function refuse(webSocket: WebSocket, end: RealtimeSessionEnd): void {
 }
 
 /** A refused handshake as an HTTP answer with a problem body (the connection is closed after it). */
-function problemResponse(config: AppConfig, problem: ProblemException): string {
+function problemResponse(config: ProblemConfig, problem: ProblemException): string {
   const body = JSON.stringify(problemBody(config, problem));
   return (
     `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\n` +

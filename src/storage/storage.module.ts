@@ -1,11 +1,11 @@
 import { Global, Module } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
+import { StorageConfig } from './storage.config';
 import { FileStorage } from './file-storage';
 import { LocalDirectoryStorage } from './local-directory.storage';
 import { S3Storage } from './s3.storage';
 
 /** The upload store chosen by STORAGE_DRIVER: a local directory, or an S3-compatible bucket. */
-export function createFileStorage(config: AppConfig): FileStorage {
+export function createFileStorage(config: StorageConfig): FileStorage {
   switch (config.STORAGE_DRIVER) {
     case 'local':
       return new LocalDirectoryStorage(config.STORAGE_DIR);
@@ -23,7 +23,7 @@ export function createFileStorage(config: AppConfig): FileStorage {
 
 @Global()
 @Module({
-  providers: [{ provide: FileStorage, inject: [AppConfig], useFactory: createFileStorage }],
+  providers: [{ provide: FileStorage, inject: [StorageConfig], useFactory: createFileStorage }],
   exports: [FileStorage],
 })
 export class StorageModule {}

@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { MODEL_TIER_CATALOGUE, type ModelTier } from '../common/model-tier-catalogue';
-import { AppConfig } from '../config/app-config';
+import { TranscriptionsConfig } from './transcriptions.config';
 import { TRANSCRIPTION_QUEUE, TranscriptionJobData } from '../queues/job-catalogue';
 import { TranscriptionRepository } from './transcription.repository';
 
@@ -41,7 +41,7 @@ export class TranscriptionDispatcher {
   constructor(
     @InjectQueue(TRANSCRIPTION_QUEUE) readonly queue: Queue<TranscriptionJobData>,
     private readonly transcriptions: TranscriptionRepository,
-    private readonly config: AppConfig,
+    private readonly config: TranscriptionsConfig,
   ) {}
 
   /**

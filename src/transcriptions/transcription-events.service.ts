@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { InjectRedis } from '../common/redis/redis.module';
-import { AppConfig } from '../config/app-config';
+import { RedisConfig } from '../common/redis/redis.config';
 import type { TranscriptionStatus } from './transcription.entity';
 
 export interface TranscriptionStateFrame {
@@ -26,7 +26,7 @@ export class TranscriptionEventsService implements OnModuleDestroy {
 
   constructor(
     @InjectRedis() private readonly redis: Redis,
-    private readonly config: AppConfig,
+    private readonly config: RedisConfig,
   ) {}
 
   async publish(transcriptionId: string, frame: TranscriptionStateFrame): Promise<void> {

@@ -2,7 +2,8 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import type { Job } from 'bull';
 import { ShutdownCoordinator, sleep } from '../common/lifecycle/shutdown-coordinator';
 import { LogContext } from '../common/logging/log-context';
-import { AppConfig } from '../config/app-config';
+import { ProcessConfig } from '../common/lifecycle/process.config';
+import { QueuesConfig } from '../queues/queues.config';
 import type { TranscriptionJobData } from '../queues/job-catalogue';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { TranscriptionAttemptRunner } from './transcription-attempt-runner.service';
@@ -28,7 +29,8 @@ export class TranscriptionWorker implements OnApplicationBootstrap, OnApplicatio
     private readonly dispatcher: TranscriptionDispatcher,
     private readonly attempts: TranscriptionAttemptRunner,
     private readonly events: TranscriptionEventsService,
-    private readonly config: AppConfig,
+    private readonly config: ProcessConfig,
+    private readonly queues: QueuesConfig,
     private readonly shutdown: ShutdownCoordinator,
     private readonly logContext: LogContext,
   ) {}
@@ -36,7 +38,7 @@ export class TranscriptionWorker implements OnApplicationBootstrap, OnApplicatio
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.ROLE === 'api') return;
     await this.events.onCancel((transcriptionId) => this.attempts.cancel(transcriptionId));
-    void this.dispatcher.queue.process(this.config.WORKER_CONCURRENCY, (job: Job<TranscriptionJobData>) =>
+    void this.dispatcher.queue.process(this.queues.WORKER_CONCURRENCY, (job: Job<TranscriptionJobData>) =>
       this.process(job),
     );
     await this.reconcile();

@@ -5,7 +5,7 @@ import type { Principal } from '../common/principal/principal';
 import { ResourceIdPipe } from '../common/http/resource-id.pipe';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { ProblemException } from '../common/problem/problem.exception';
-import { AppConfig } from '../config/app-config';
+import { TranscriptionsConfig } from './transcriptions.config';
 import type { ResponseOf } from '../openapi/contract-types';
 import { TranscriptionAudioService } from './audio/transcription-audio.service';
 import { buildContentDisposition } from './export/export-file-name';
@@ -24,7 +24,7 @@ export class TranscriptionsController {
     private readonly transcriptions: TranscriptionsService,
     private readonly uploads: TranscriptionUploadService,
     private readonly events: TranscriptionEventsService,
-    private readonly config: AppConfig,
+    private readonly config: TranscriptionsConfig,
     private readonly shutdown: ShutdownCoordinator,
     private readonly audioFiles: TranscriptionAudioService,
   ) {}

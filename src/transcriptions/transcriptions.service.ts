@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { TranscriptionBilling } from '../billing/transcription-billing.service';
 import { ProblemException } from '../common/problem/problem.exception';
-import { AppConfig } from '../config/app-config';
 import { FileStorage } from '../storage/file-storage';
 import { EXPORT_FORMATS, isExportFormat, type RenderedExport } from './export/export.types';
 import { parseExportOptions } from './export/export-options';
@@ -33,7 +32,6 @@ export class TranscriptionsService {
     private readonly queue: TranscriptionDispatcher,
     private readonly events: TranscriptionEventsService,
     private readonly storage: FileStorage,
-    private readonly config: AppConfig,
     private readonly billing: TranscriptionBilling,
   ) {}
 

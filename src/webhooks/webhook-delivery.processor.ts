@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Job } from 'bull';
-import { AppConfig } from '../config/app-config';
+import { ProcessConfig } from '../common/lifecycle/process.config';
+import { WebhooksConfig } from './webhooks.config';
 import type { WebhookDeliveryJobData } from '../queues/job-catalogue';
 import { WebhookDeliveryQueue, attemptNumberOfJob } from './webhook-delivery-queue.service';
 import { WebhookDeliveryService } from './webhook-delivery.service';
@@ -26,13 +27,14 @@ export class WebhookDeliveryProcessor implements OnApplicationBootstrap, OnAppli
     private readonly queue: WebhookDeliveryQueue,
     private readonly deliveries: WebhookDeliveryService,
     private readonly dispatcher: WebhookOutboxDispatcher,
-    private readonly config: AppConfig,
+    private readonly config: ProcessConfig,
+    private readonly webhooks: WebhooksConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.ROLE === 'api') return;
     void this.queue.queue.process(
-      this.config.WEBHOOK_DELIVERY_CONCURRENCY,
+      this.webhooks.WEBHOOK_DELIVERY_CONCURRENCY,
       (job: Job<WebhookDeliveryJobData>) => this.process(job),
     );
     await this.reconcile();

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { LogContext } from '../common/logging/log-context';
 import { REQUEST_ID_HEADER } from '../common/logging/request-id';
-import { AppConfig } from '../config/app-config';
+import { OutboundUrlConfig } from '../outbound-url/outbound-url.config';
 import { SERVICE_VERSION } from '../version';
 import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity';
 import { WebhookDeliveryQueue } from './webhook-delivery-queue.service';
@@ -43,7 +43,7 @@ export class WebhookDeliveryService {
     private readonly queue: WebhookDeliveryQueue,
     private readonly targets: WebhookTargetPolicy,
     private readonly client: WebhookHttpClient,
-    private readonly config: AppConfig,
+    private readonly config: OutboundUrlConfig,
     private readonly logContext: LogContext,
   ) {}
 

@@ -10,7 +10,9 @@ import { AddressInfo, connect } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ApiKeyService } from '../../src/auth/api-key.service';
-import { JWT_SECRET_PLACEHOLDER, loadAppConfig } from '../../src/config/app-config';
+import { AuthConfig, JWT_SECRET_PLACEHOLDER } from '../../src/auth/auth.config';
+import { ProcessConfig } from '../../src/common/lifecycle/process.config';
+import { loadAppConfiguration } from '../../src/app-configuration';
 import { MAX_WEBHOOK_ENDPOINTS_PER_WORKSPACE } from '../../src/webhooks/webhook-endpoints.service';
 import { eventually } from '../support/eventually';
 import { ContractResponse, expectMatchesSpec } from '../support/openapi-contract';
@@ -18,6 +20,7 @@ import { freePort, ServiceProcess } from '../support/service-process';
 import { testAudio } from '../support/shared-paths';
 import { baseTestEnvironment } from '../support/test-environment';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { StorageConfig } from '../../src/storage/storage.config';
 
 const problem = (slug: string) => `https://errors.transcription.example/problems/${slug}`;
 const SECRET = baseTestEnvironment().JWT_SECRET;
@@ -415,9 +418,11 @@ describe('Abuse resistance (issue 9)', () => {
       expect(example).toContain(`JWT_SECRET=${JWT_SECRET_PLACEHOLDER}\n`);
       // Development and test may run with it; production (the default) may not.
       for (const NODE_ENV of ['development', 'test']) {
-        expect(loadAppConfig({ JWT_SECRET: JWT_SECRET_PLACEHOLDER, NODE_ENV }).NODE_ENV).toBe(NODE_ENV);
+        expect(
+          loadAppConfiguration({ JWT_SECRET: JWT_SECRET_PLACEHOLDER, NODE_ENV }).get(ProcessConfig).NODE_ENV,
+        ).toBe(NODE_ENV);
       }
-      expect(() => loadAppConfig({ JWT_SECRET: JWT_SECRET_PLACEHOLDER })).toThrow(/JWT_SECRET/);
+      expect(() => loadAppConfiguration({ JWT_SECRET: JWT_SECRET_PLACEHOLDER })).toThrow(/JWT_SECRET/);
     });
 
     it('node dist/main.js refuses to start in production with the placeholder JWT_SECRET', async () => {
@@ -433,7 +438,7 @@ describe('Abuse resistance (issue 9)', () => {
 
     it('a session JWT living longer than JWT_MAX_LIFETIME_SECONDS is 401 invalid-token', async () => {
       const now = Math.floor(Date.now() / 1000);
-      const max = t.config.JWT_MAX_LIFETIME_SECONDS;
+      const max = t.config.get(AuthConfig).JWT_MAX_LIFETIME_SECONDS;
       // jsonwebtoken keeps an `iat` given in the payload; noTimestamp drops it.
       const token = (claims: { iat?: number; exp: number }) =>
         sign({ sub: userId, ...claims }, SECRET, {
@@ -535,7 +540,7 @@ describe('Abuse resistance (issue 9)', () => {
     it('a stalled upload is answered 408 request-timeout and its partial file is removed', async () => {
       const wav = readFileSync(testAudio('pocketsphinx/goforward.wav'));
       const { boundary, head, tail } = multipart();
-      const before = storedFiles(slow.config.STORAGE_DIR);
+      const before = storedFiles(slow.config.get(StorageConfig).STORAGE_DIR);
       const half = wav.subarray(0, Math.floor(wav.length / 2));
       // The body never ends, so any answer at all is the server's timeout (no wall-clock bound needed).
       const { response } = await send(
@@ -557,11 +562,11 @@ describe('Abuse resistance (issue 9)', () => {
       // The partial file goes with the refused upload (removal is asynchronous).
       await eventually(
         'the partial file being removed',
-        async () => storedFiles(slow.config.STORAGE_DIR).length === before.length,
+        async () => storedFiles(slow.config.get(StorageConfig).STORAGE_DIR).length === before.length,
         10_000,
         100,
       );
-      expect(storedFiles(slow.config.STORAGE_DIR)).toEqual(before);
+      expect(storedFiles(slow.config.get(StorageConfig).STORAGE_DIR)).toEqual(before);
     });
 
     it('a stalled JSON body is answered 408 request-timeout', async () => {

@@ -5,6 +5,7 @@ import { eventually } from '../support/eventually';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { asBuffer, insertTranscription } from '../support/transcriptions';
+import { AuthConfig } from '../../src/auth/auth.config';
 
 const PROBLEMS = 'https://errors.transcription.example/problems';
 const DAY_MS = 86_400_000;
@@ -160,7 +161,7 @@ describe('API key request log, key expiry and speaker names', () => {
     log.record({ ...entry, apiKeyId: keyId, requestId: 'lost-with-its-batch' });
     await expect(log.flush()).resolves.toBeUndefined();
 
-    const old = new Date(Date.now() - (t.config.API_KEY_REQUEST_LOG_DAYS + 1) * DAY_MS);
+    const old = new Date(Date.now() - (t.config.get(AuthConfig).API_KEY_REQUEST_LOG_DAYS + 1) * DAY_MS);
     log.record({ ...entry, apiKeyId: keyId, at: old, requestId: 'old' });
     log.record({ ...entry, apiKeyId: keyId, requestId: 'fresh' });
     await log.flush();
@@ -174,7 +175,7 @@ describe('API key request log, key expiry and speaker names', () => {
       .get(DataSource)
       .query<Array<{ count: number }>>(
         `SELECT count(*)::int AS count FROM api_key_requests WHERE at <= now() - $1 * INTERVAL '1 day'`,
-        [t.config.API_KEY_REQUEST_LOG_DAYS],
+        [t.config.get(AuthConfig).API_KEY_REQUEST_LOG_DAYS],
       );
     expect(count).toBe(0);
   });

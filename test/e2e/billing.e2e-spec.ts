@@ -12,6 +12,7 @@ import { TEST_AUDIO_DIR } from '../support/shared-paths';
 import { upload as uploadTranscription } from '../support/transcriptions';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { baseTestEnvironment } from '../support/test-environment';
+import { BillingConfig } from '../../src/billing/billing.config';
 
 const AUDIO = TEST_AUDIO_DIR;
 const GO_FORWARD = join(AUDIO, 'pocketsphinx/goforward.wav'); // 2.786 s → 3 billed seconds
@@ -194,7 +195,7 @@ describe('Billing', () => {
 
   it('bills by default: without BILLING_ENABLED an empty workspace is refused 402', async () => {
     // Guards every test here (and billing-disabled.e2e-spec.ts) against a flipped default.
-    expect(t.config.BILLING_ENABLED).toBe(true);
+    expect(t.config.get(BillingConfig).BILLING_ENABLED).toBe(true);
     const { apiKey } = await t.createWorkspace({
       name: 'Billing default',
       balanceEur: 0,

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigValidationError, loadAppConfig } from '../../src/config/app-config';
+import { loadAppConfiguration } from '../../src/app-configuration';
+import { ConfigValidationError } from '../../src/config/configuration';
 import { ENGINE_REGISTRY } from '../../src/engine/engine-registry';
 import { resolveEngineTiers } from '../../src/engine/tiers/engine-tiers';
 import { eventually } from '../support/eventually';
@@ -50,7 +51,7 @@ describe('Engine registry: a recogniser registered from outside src/engine', () 
 
   const errorOf = (overrides: Record<string, string>): string => {
     try {
-      resolveEngineTiers(loadAppConfig({ ...baseTestEnvironment(), ...overrides }));
+      resolveEngineTiers(loadAppConfiguration({ ...baseTestEnvironment(), ...overrides }));
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigValidationError);
       return (error as Error).message;

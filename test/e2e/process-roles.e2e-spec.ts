@@ -9,6 +9,7 @@ import { expectMatchesSpec } from '../support/openapi-contract';
 import { freePort, ServiceProcess } from '../support/service-process';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { RedisConfig } from '../../src/common/redis/redis.config';
 
 /**
  * Scale-out by process role: `ROLE=api` processes only serve HTTP, `ROLE=worker` processes only run jobs,
@@ -87,7 +88,7 @@ describe('Process roles (node dist/main.js)', () => {
       ids.push(created.body.data.id);
     }
     // Every Bull key of this deployment disappears, as after a Redis restart without persistence.
-    const redis = new Redis(provisioning.config.REDIS_URL);
+    const redis = new Redis(provisioning.config.get(RedisConfig).REDIS_URL);
     const keys = await redis.keys(`${prefix}:bull:*`);
     expect(keys.length).toBeGreaterThan(0);
     await redis.del(...keys);

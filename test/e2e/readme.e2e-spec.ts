@@ -20,6 +20,7 @@ import { QueueInspector, waitUntilSettled } from '../support/settled-work';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { baseTestEnvironment } from '../support/test-environment';
 import { upload, waitForTerminal } from '../support/transcriptions';
+import { RedisConfig } from '../../src/common/redis/redis.config';
 
 const ROOT = join(__dirname, '..', '..');
 const BLOCKS = readmeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
@@ -112,7 +113,7 @@ describe('README.md, run as written', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    queues = new QueueInspector(t.config.REDIS_URL, t.config.REDIS_PREFIX);
+    queues = new QueueInspector(t.config.get(RedisConfig).REDIS_URL, t.config.get(RedisConfig).REDIS_PREFIX);
     const base = `http://127.0.0.1:${await t.listeningPort()}`;
     // As the quick start makes it: 10 EUR and the default free transcriptions.
     const demo = await t.createWorkspace({ name: 'README demo', balanceEur: 10 });

@@ -11,6 +11,7 @@ import { ServiceProcess, freePort } from '../support/service-process';
 import { cookieNamed, cookieValue, setCookies, createUserWithPassword } from '../support/sessions';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { baseTestEnvironment } from '../support/test-environment';
+import { AuthConfig } from '../../src/auth/auth.config';
 
 const PASSWORD = 'correct horse battery staple';
 const PROBLEMS = 'https://errors.transcription.example/problems';
@@ -139,7 +140,10 @@ describe('Session tokens (issue 19)', () => {
         [(await login(owner.email)).body.data.user.id as string],
       );
       const withSid = (userId: string, sid: string) =>
-        sign({ sub: userId, sid }, t.config.JWT_SECRET, { algorithm: 'HS256', expiresIn: 600 });
+        sign({ sub: userId, sid }, t.config.get(AuthConfig).JWT_SECRET, {
+          algorithm: 'HS256',
+          expiresIn: 600,
+        });
       for (const token of [
         withSid(owner.userId, 'not-a-uuid'),
         withSid(owner.userId, '00000000-0000-4000-8000-000000000000'),
@@ -171,7 +175,7 @@ describe('Session tokens (issue 19)', () => {
   describe('issue time', () => {
     const now = () => Math.floor(Date.now() / 1000);
     const signed = (userId: string, iat: number) =>
-      sign({ sub: userId, iat, exp: iat + 600 }, t.config.JWT_SECRET, { algorithm: 'HS256' });
+      sign({ sub: userId, iat, exp: iat + 600 }, t.config.get(AuthConfig).JWT_SECRET, { algorithm: 'HS256' });
 
     it('refuses a token issued in the future (iat = now + 300 days, exp = iat + 600): 401 invalid-token', async () => {
       const workspace = await t.createWorkspace();

@@ -18,6 +18,7 @@ import {
   upload,
   waitForTerminal,
 } from '../support/transcriptions';
+import { StorageConfig } from '../../src/storage/storage.config';
 
 type Word = { word: string; start: number; end: number; speaker: string | null };
 
@@ -356,7 +357,7 @@ describe('Transcription jobs on real audio', () => {
       20,
     );
     const row = await t.app.get(DataSource).getRepository(Transcription).findOneOrFail({ where: { id } });
-    const stored = join(t.config.STORAGE_DIR, row.storageKey ?? '');
+    const stored = join(t.config.get(StorageConfig).STORAGE_DIR, row.storageKey ?? '');
     expect(existsSync(stored)).toBe(true);
     // A 60 s clip: the child has seconds of CPU work left (the status is still processing).
     const family = [engine, ...descendants(engine)];

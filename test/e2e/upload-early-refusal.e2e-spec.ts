@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { listenWithReadCounter, startStalledUpload, streamedUpload } from '../support/early-refusal';
 import { startTestApp, TestApp } from '../support/test-app';
+import { StorageConfig } from '../../src/storage/storage.config';
 
 const problem = (slug: string) => `https://errors.transcription.example/problems/${slug}`;
 
@@ -41,7 +42,7 @@ describe('POST /v1/transcriptions refuses before reading the body', () => {
   afterAll(() => t.close());
 
   const storedUploads = (): number => {
-    const dir = join(t.config.STORAGE_DIR, 'uploads');
+    const dir = join(t.config.get(StorageConfig).STORAGE_DIR, 'uploads');
     if (!existsSync(dir)) return 0;
     return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
       .length;

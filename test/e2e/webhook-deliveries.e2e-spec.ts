@@ -12,6 +12,7 @@ import { expectMatchesSpec, expectWebhookMatchesSpec } from '../support/openapi-
 import { QueryRows, QueueInspector, waitUntilSettled, watchScheduledRetries } from '../support/settled-work';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { RedisConfig } from '../../src/common/redis/redis.config';
 
 const JFK = testAudio('whisper.cpp/jfk.wav');
 
@@ -111,7 +112,7 @@ describe('Webhook deliveries', () => {
     await receiver.start();
     t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     dataSource = t.app.get(DataSource);
-    queues = new QueueInspector(t.config.REDIS_URL, t.config.REDIS_PREFIX);
+    queues = new QueueInspector(t.config.get(RedisConfig).REDIS_URL, t.config.get(RedisConfig).REDIS_PREFIX);
   });
   afterAll(async () => {
     await queues.close();

@@ -10,12 +10,14 @@ import {
 } from '../../src/auth/provisioning/workspace-provisioning.service';
 import { TokenService } from '../../src/auth/token.service';
 import { createHttpApp } from '../../src/bootstrap';
-import { AppConfig, loadAppConfig } from '../../src/config/app-config';
+import { Configuration } from '../../src/config/configuration';
+import { loadAppConfiguration } from '../../src/app-configuration';
 import { baseTestEnvironment } from './test-environment';
 
 export interface TestApp {
   app: INestApplication;
-  config: AppConfig;
+  /** The validated slices: `config.get(StorageConfig).STORAGE_DIR`. */
+  config: Configuration;
   http: () => TestAgent;
   /** The loopback port the app listens on, listening first if it does not yet (once: a second listen throws). */
   listeningPort: () => Promise<number>;
@@ -26,7 +28,7 @@ export interface TestApp {
 
 /** Boots the real application (real PostgreSQL, Redis) in-process, with optional environment overrides. */
 export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
-  const config = loadAppConfig({ ...baseTestEnvironment(), ...overrides });
+  const config = loadAppConfiguration({ ...baseTestEnvironment(), ...overrides });
   const app = await createHttpApp(config);
   await app.init();
   const provisioning = app.get(WorkspaceProvisioningService);

@@ -5,7 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiKeyService } from '../api-key.service';
 import { LedgerService } from '../../billing/ledger.service';
 import { eurToMicro } from '../../common/money';
-import { AppConfig } from '../../config/app-config';
+import { AccountConfig } from '../../account/account.config';
 import { User } from '../../account/user.entity';
 import { Workspace } from '../../account/workspace.entity';
 
@@ -47,7 +47,7 @@ export class WorkspaceProvisioningService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly apiKeys: ApiKeyService,
     private readonly ledger: LedgerService,
-    private readonly config: AppConfig,
+    private readonly config: AccountConfig,
   ) {}
 
   async create(request: WorkspaceRequest): Promise<ProvisionedWorkspace> {

@@ -1,10 +1,10 @@
-import { AppConfig } from '../../config/app-config';
+import { AuthConfig } from '../auth.config';
 import { KnownDeviceService } from './known-device.service';
 
 describe('KnownDeviceService', () => {
   const devices = new KnownDeviceService({
     JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256',
-  } as AppConfig);
+  } as AuthConfig);
 
   it('recognises its own token for the email it was issued for, with a new id each time', () => {
     const first = devices.issue('owner@example.com');
@@ -18,7 +18,7 @@ describe('KnownDeviceService', () => {
     const [id, mac] = token.split('.');
     const otherSecret = new KnownDeviceService({
       JWT_SECRET: 'another-secret-that-is-long-enough-too',
-    } as AppConfig);
+    } as AuthConfig);
     expect(devices.recognise('attacker@example.com', token)).toBeNull();
     expect(devices.recognise('owner@example.com', `${id}x.${mac}`)).toBeNull();
     expect(devices.recognise('owner@example.com', otherSecret.issue('owner@example.com'))).toBeNull();

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { AppConfig } from '../../config/app-config';
+import { AuthConfig } from '../auth.config';
 
 /**
  * Device tokens (the `stt_device` cookie, OWASP's "device cookie"): handed out on every successful sign-in,
@@ -11,7 +11,7 @@ import { AppConfig } from '../../config/app-config';
 export class KnownDeviceService {
   private readonly key: Buffer;
 
-  constructor(config: AppConfig) {
+  constructor(config: AuthConfig) {
     // A key of its own, derived from JWT_SECRET: a device token can never pass as anything else.
     this.key = createHmac('sha256', config.JWT_SECRET).update('stt-known-device-v1').digest();
   }

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import { InjectRedis } from '../../common/redis/redis.module';
 import { ProblemException } from '../../common/problem/problem.exception';
-import { AppConfig } from '../../config/app-config';
+import { RedisConfig } from '../../common/redis/redis.config';
+import { DashboardSessionConfig } from './dashboard-session.config';
 import { clientNetwork } from './client-network';
 import { KnownDeviceService } from './known-device.service';
 
@@ -122,7 +123,8 @@ return 0
 export class LoginThrottleService {
   constructor(
     @InjectRedis() private readonly redis: Redis,
-    private readonly config: AppConfig,
+    private readonly config: DashboardSessionConfig,
+    private readonly redisConfig: RedisConfig,
     private readonly devices: KnownDeviceService,
   ) {}
 
@@ -194,7 +196,7 @@ export class LoginThrottleService {
   }
 
   private key(...parts: string[]): string {
-    return [this.config.REDIS_PREFIX, ...parts].join(':');
+    return [this.redisConfig.REDIS_PREFIX, ...parts].join(':');
   }
 }
 

@@ -1,12 +1,19 @@
 import type { Request } from 'express';
-import { loadAppConfig } from '../../config/app-config';
+import { ProcessConfig } from '../../common/lifecycle/process.config';
+import { DashboardSessionConfig } from './dashboard-session.config';
+import { loadConfiguration } from '../../config/configuration';
 import { cookiesSecure, readCookie, SessionCookies } from './session-cookies';
 
 const request = (method: string, cookie?: string): Request =>
   ({ method, headers: cookie === undefined ? {} : { cookie } }) as unknown as Request;
 
+const slices = (environment: Record<string, string>): [DashboardSessionConfig, ProcessConfig] => {
+  const configuration = loadConfiguration([DashboardSessionConfig, ProcessConfig], environment);
+  return [configuration.get(DashboardSessionConfig), configuration.get(ProcessConfig)];
+};
+
 const cookies = (environment: Record<string, string>): SessionCookies =>
-  new SessionCookies(loadAppConfig({ JWT_SECRET: 'x'.repeat(32), ...environment }));
+  new SessionCookies(...slices(environment));
 
 describe('session cookies', () => {
   it('reads one cookie among several, decoded', () => {
@@ -39,7 +46,7 @@ describe('session cookies', () => {
     [{ NODE_ENV: 'development', COOKIE_SECURE: 'true' }, true],
     [{ NODE_ENV: 'production', COOKIE_SECURE: '' }, true],
   ])('Secure by default outside development and test: %j → %s', (environment, secure) => {
-    expect(cookiesSecure(loadAppConfig({ JWT_SECRET: 'x'.repeat(32), ...environment }))).toBe(secure);
+    expect(cookiesSecure(...slices(environment))).toBe(secure);
   });
 
   it('names Secure cookies with the __Secure- prefix and reads them under that name only', () => {

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { CookieOptions, Request, Response } from 'express';
-import { AppConfig } from '../../config/app-config';
+import { ProcessConfig } from '../../common/lifecycle/process.config';
+import { DashboardSessionConfig } from './dashboard-session.config';
 import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_MS, DEVICE_COOKIE_PATH } from './device-cookie';
 
 /** The access JWT; authenticates safe methods only (EventSource, `<audio src>`), never a write. */
@@ -41,8 +42,11 @@ export function readCookie(request: Request, name: string): string | null {
 }
 
 /** COOKIE_SECURE, or when unset: Secure everywhere but on a developer's machine and in tests. */
-export function cookiesSecure(config: Pick<AppConfig, 'COOKIE_SECURE' | 'NODE_ENV'>): boolean {
-  return config.COOKIE_SECURE ?? !['development', 'test'].includes(config.NODE_ENV);
+export function cookiesSecure(
+  config: Pick<DashboardSessionConfig, 'COOKIE_SECURE'>,
+  processConfig: Pick<ProcessConfig, 'NODE_ENV'>,
+): boolean {
+  return config.COOKIE_SECURE ?? !['development', 'test'].includes(processConfig.NODE_ENV);
 }
 
 /**
@@ -59,8 +63,11 @@ export class SessionCookies {
   readonly deviceName: string;
   private readonly logger = new Logger(SessionCookies.name);
 
-  constructor(private readonly config: AppConfig) {
-    this.secure = cookiesSecure(config);
+  constructor(
+    private readonly config: DashboardSessionConfig,
+    private readonly processConfig: ProcessConfig,
+  ) {
+    this.secure = cookiesSecure(config, processConfig);
     const prefix = this.secure ? SECURE_COOKIE_PREFIX : '';
     this.sessionName = `${prefix}${SESSION_COOKIE}`;
     this.refreshName = `${prefix}${REFRESH_COOKIE}`;
@@ -70,7 +77,7 @@ export class SessionCookies {
 
   /** At the boot of a process that serves HTTP: plain-HTTP cookies in production are a choice to see. */
   warnWhenInsecure(): void {
-    const environment = this.config.NODE_ENV;
+    const environment = this.processConfig.NODE_ENV;
     if (this.secure || environment !== 'production') return;
     this.logger.warn(
       `COOKIE_SECURE=false with NODE_ENV=${environment}: the session cookies are sent over plain HTTP too ` +

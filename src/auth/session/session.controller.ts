@@ -11,7 +11,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ProblemException } from '../../common/problem/problem.exception';
-import { AppConfig } from '../../config/app-config';
+import { DashboardSessionConfig } from './dashboard-session.config';
 import { Public } from '../../common/principal/public.decorator';
 import { SessionCookies } from './session-cookies';
 import { LoginDto, SignupDto } from './session.dto';
@@ -21,7 +21,7 @@ import type { Schema } from '../../openapi/contract-types';
 /** Runs before body validation, so with sign-up off the route answers 404 whatever is sent. */
 @Injectable()
 export class SignupEnabledGuard implements CanActivate {
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: DashboardSessionConfig) {}
 
   canActivate(): boolean {
     if (!this.config.ALLOW_SIGNUP) {

@@ -2,7 +2,7 @@ import { Module, OnApplicationBootstrap } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { User } from '../../account/user.entity';
 import { Workspace } from '../../account/workspace.entity';
-import { AppConfig } from '../../config/app-config';
+import { ProcessConfig } from '../../common/lifecycle/process.config';
 import { AuthModule } from '../auth.module';
 import { WorkspaceProvisioningModule } from '../provisioning/workspace-provisioning.module';
 import { KnownDeviceService } from './known-device.service';
@@ -26,7 +26,7 @@ import { SessionService } from './session.service';
 export class SessionModule implements OnApplicationBootstrap {
   constructor(
     private readonly cookies: SessionCookies,
-    private readonly config: AppConfig,
+    private readonly config: ProcessConfig,
   ) {}
 
   onApplicationBootstrap(): void {

@@ -6,7 +6,8 @@ import { User } from '../../account/user.entity';
 import { Workspace } from '../../account/workspace.entity';
 import { WorkspaceProvisioningService } from '../provisioning/workspace-provisioning.service';
 import { ProblemException } from '../../common/problem/problem.exception';
-import { AppConfig } from '../../config/app-config';
+import { AuthConfig } from '../auth.config';
+import { DashboardSessionConfig } from './dashboard-session.config';
 import { MetricsService } from '../../metrics/metrics.service';
 import { TokenService } from '../token.service';
 import { KnownDeviceService } from './known-device.service';
@@ -56,10 +57,11 @@ export class SessionService implements OnModuleInit {
     private readonly throttle: LoginThrottleService,
     private readonly devices: KnownDeviceService,
     private readonly provisioning: WorkspaceProvisioningService,
-    private readonly config: AppConfig,
+    private readonly config: DashboardSessionConfig,
+    auth: AuthConfig,
     private readonly metrics: MetricsService,
   ) {
-    this.successorKey = successorKey(config.JWT_SECRET);
+    this.successorKey = successorKey(auth.JWT_SECRET);
   }
 
   async onModuleInit(): Promise<void> {

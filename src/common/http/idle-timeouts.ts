@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
-import { AppConfig } from '../../config/app-config';
+import { HttpConfig } from './http.config';
+import { ProblemConfig } from '../problem/problem.config';
 import { sendProblem } from '../problem/problem-details.filter';
 import { ProblemException } from '../problem/problem.exception';
 
@@ -16,14 +17,14 @@ import { ProblemException } from '../problem/problem.exception';
  * A steady slow upload is never idle, so it succeeds however long it takes (up to HTTP_REQUEST_TIMEOUT_MS).
  * A head trickled byte by byte is bounded by Node's headersTimeout (HTTP_HEADERS_TIMEOUT_MS).
  */
-export function applyIdleTimeouts(server: Server, config: AppConfig): void {
+export function applyIdleTimeouts(server: Server, config: HttpConfig): void {
   server.headersTimeout = config.HTTP_HEADERS_TIMEOUT_MS;
   server.requestTimeout = config.HTTP_REQUEST_TIMEOUT_MS;
   server.on('connection', (socket: Socket) => socket.setTimeout(config.HTTP_IDLE_TIMEOUT_MS));
 }
 
 /** First middleware of every request: arms the idle limit while the body arrives (see applyIdleTimeouts). */
-export function idleRequestTimeout(config: AppConfig) {
+export function idleRequestTimeout(config: HttpConfig, problemConfig: ProblemConfig) {
   return (request: Request, response: Response, next: NextFunction): void => {
     const socket = request.socket;
     if (request.complete) {
@@ -40,7 +41,7 @@ export function idleRequestTimeout(config: AppConfig) {
       }
       sendProblem(
         response,
-        config,
+        problemConfig,
         new ProblemException(
           'request-timeout',
           `The request body sent nothing for ${config.HTTP_IDLE_TIMEOUT_MS} ms; send it again.`,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { AppConfig } from '../../config/app-config';
+import { ProblemConfig } from '../problem/problem.config';
 import { problemBody } from '../problem/problem-details.filter';
 import { ProblemException } from '../problem/problem.exception';
 import { API_POLICY } from './security-headers';
@@ -19,7 +19,7 @@ const NODE_BAD_REQUEST = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n'
  * (headers of every answer included); every other parse failure keeps Node's own answer. Either way the
  * connection is closed, since the rest of the head cannot be told apart from a next request.
  */
-export function answerOversizedHeadsAsProblems(server: Server, config: AppConfig): void {
+export function answerOversizedHeadsAsProblems(server: Server, config: ProblemConfig): void {
   const answered = new WeakSet<Socket>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     // The failed parser reports again for each later chunk of the same head: answered once is enough.

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
-import { AppConfig } from '../../config/app-config';
+import { RateLimitConfig } from './rate-limit.config';
+import { RedisConfig } from '../redis/redis.config';
 
 const WINDOW_MS = 60_000;
 
@@ -30,7 +31,8 @@ export interface RateLimitDecision {
 export class RateLimitService {
   constructor(
     @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
-    private readonly config: AppConfig,
+    private readonly config: RateLimitConfig,
+    private readonly redisConfig: RedisConfig,
   ) {}
 
   async consume(caller: RateLimitCaller): Promise<RateLimitDecision> {
@@ -53,7 +55,7 @@ export class RateLimitService {
     scope: RateLimitDecision['scope'],
   ): Promise<RateLimitDecision> {
     const record = await this.storage.increment(
-      `${this.config.REDIS_PREFIX}:rate:${key}`,
+      `${this.redisConfig.REDIS_PREFIX}:rate:${key}`,
       WINDOW_MS,
       limit,
       WINDOW_MS,

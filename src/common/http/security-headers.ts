@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
-import { AppConfig } from '../../config/app-config';
+import { HttpConfig } from './http.config';
 import { requestPath } from './request-path';
 
 /**
@@ -77,7 +77,7 @@ export function securityHeaders(request: Request, response: Response, next: Next
  * Cross-origin access only for the origins an operator lists in CORS_ORIGINS; with none (the default) no
  * Access-Control-* header is ever sent and browsers keep other sites from reading any answer.
  */
-export function enableConfiguredCors(app: NestExpressApplication, config: AppConfig): void {
+export function enableConfiguredCors(app: NestExpressApplication, config: HttpConfig): void {
   if (config.CORS_ORIGINS.length === 0) return;
   app.enableCors({
     origin: config.CORS_ORIGINS,

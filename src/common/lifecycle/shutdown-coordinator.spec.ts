@@ -1,11 +1,10 @@
-import { loadAppConfig } from '../../config/app-config';
+import { ProcessConfig } from './process.config';
+import { loadConfigSlice } from '../../config/configuration';
 import { ShutdownCoordinator } from './shutdown-coordinator';
 
 describe('ShutdownCoordinator', () => {
   const coordinator = (graceMs = 1000) =>
-    new ShutdownCoordinator(
-      loadAppConfig({ JWT_SECRET: 'x'.repeat(32), SHUTDOWN_GRACE_MS: String(graceMs) }),
-    );
+    new ShutdownCoordinator(loadConfigSlice(ProcessConfig, { SHUTDOWN_GRACE_MS: String(graceMs) }));
 
   it('is draining from the signal on, and gives every part the same deadline, SHUTDOWN_GRACE_MS away', async () => {
     const shutdown = coordinator(5000);

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
+import { ProcessConfig } from './process.config';
 
 /** One part of the process that drains on shutdown; it must settle by `deadline` (epoch ms) or soon after. */
 export type DrainStep = (deadline: number) => Promise<void>;
@@ -17,7 +17,7 @@ export class ShutdownCoordinator implements OnApplicationShutdown {
   private drained: Promise<void> | null = null;
   private readonly onClosed: Array<() => void> = [];
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: ProcessConfig) {}
 
   /** True from the shutdown signal on: the readiness probe answers 503 so a load balancer stops routing. */
   get draining(): boolean {

@@ -1,9 +1,12 @@
-import { loadAppConfig } from '../../config/app-config';
+import { LoggingConfig } from './logging.config';
+import { ProcessConfig } from '../lifecycle/process.config';
+import { loadConfiguration } from '../../config/configuration';
 import { createRootLogger } from './log-format';
 
 function capture(env: Record<string, string> = {}) {
   const lines: Array<Record<string, unknown>> = [];
-  const logger = createRootLogger(loadAppConfig({ JWT_SECRET: 'x'.repeat(32), ROLE: 'worker', ...env }), {
+  const configuration = loadConfiguration([LoggingConfig, ProcessConfig], { ROLE: 'worker', ...env });
+  const logger = createRootLogger(configuration.get(LoggingConfig), configuration.get(ProcessConfig), {
     write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
   });
   return { logger, lines };

@@ -3,11 +3,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import type { Options } from 'pino-http';
 import type { RequestWithAuth } from '../principal/principal';
-import { AppConfig } from '../../config/app-config';
+import { LoggingConfig } from './logging.config';
+import { ProcessConfig } from '../lifecycle/process.config';
 import { requestPath } from '../http/request-path';
 
 /** LOG_LEVEL keeps Nest's names; pino's equivalents. */
-const PINO_LEVEL: Record<AppConfig['LOG_LEVEL'], LevelWithSilent> = {
+const PINO_LEVEL: Record<LoggingConfig['LOG_LEVEL'], LevelWithSilent> = {
   fatal: 'fatal',
   error: 'error',
   warn: 'warn',
@@ -40,13 +41,14 @@ export const REDACTED_PATHS = [
 
 /** The process's one pino logger: JSON lines on stdout, written synchronously (none lost at exit). */
 export function createRootLogger(
-  config: AppConfig,
+  config: LoggingConfig,
+  processConfig: ProcessConfig,
   destination: DestinationStream = pino.destination({ dest: 1, sync: true }),
 ): Logger {
   return pino(
     {
       level: PINO_LEVEL[config.LOG_LEVEL],
-      base: { pid: process.pid, role: config.ROLE },
+      base: { pid: process.pid, role: processConfig.ROLE },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },

@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
-import { AppConfig } from '../../config/app-config';
+import { LoggingConfig } from './logging.config';
+import { ProcessConfig } from '../lifecycle/process.config';
 import { LogContext, ROOT_LOGGER } from './log-context';
 import { createRootLogger, httpLogOptions } from './log-format';
 
@@ -10,8 +11,9 @@ import { createRootLogger, httpLogOptions } from './log-format';
   providers: [
     {
       provide: ROOT_LOGGER,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => createRootLogger(config),
+      inject: [LoggingConfig, ProcessConfig],
+      useFactory: (config: LoggingConfig, processConfig: ProcessConfig) =>
+        createRootLogger(config, processConfig),
     },
   ],
   exports: [ROOT_LOGGER],

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Logger, NotFoundException } from '@nestjs/common';
-import { loadAppConfig } from '../../config/app-config';
+import { ProblemConfig } from './problem.config';
+import { loadConfigSlice } from '../../config/configuration';
 import { ProblemDetailsFilter } from './problem-details.filter';
 import { ProblemException } from './problem.exception';
 import { RouteErrorShapes } from './route-error-shapes';
@@ -41,7 +42,7 @@ function render(
     switchToHttp: () => ({ getResponse: () => response, getRequest: () => request }),
   } as unknown as ArgumentsHost;
   new ProblemDetailsFilter(
-    loadAppConfig({ JWT_SECRET: 'x'.repeat(32), ERRORS_BASE_URL: 'https://e.example/p' }),
+    loadConfigSlice(ProblemConfig, { ERRORS_BASE_URL: 'https://e.example/p' }),
     routeShapes,
   ).catch(exception, host);
   return response;

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { AppConfig } from '../../config/app-config';
+import { ProblemConfig } from './problem.config';
 import { PROBLEM_CATALOGUE, ProblemSlug } from './problem-catalogue';
 import { ProblemException } from './problem.exception';
 import { isInfrastructureOutage } from './infrastructure-outage';
@@ -40,7 +40,7 @@ const logger = new Logger('Problem');
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: ProblemConfig,
     private readonly routeShapes: RouteErrorShapes,
   ) {}
 
@@ -112,7 +112,7 @@ function httpDetail(exception: HttpException, slug: ProblemSlug): string {
  * Writes `problem` as `application/problem+json`; also used outside the filter (idle timeouts), where the
  * request never reached a route. Problems are never stored by caches.
  */
-export function sendProblem(response: Response, config: AppConfig, problem: ProblemException): void {
+export function sendProblem(response: Response, config: ProblemConfig, problem: ProblemException): void {
   const { status } = PROBLEM_CATALOGUE[problem.slug];
   for (const [name, value] of Object.entries(problem.headers)) response.setHeader(name, value);
   // Authenticated answers already carry `private, no-store` (security-headers.ts); keep that.
@@ -123,7 +123,7 @@ export function sendProblem(response: Response, config: AppConfig, problem: Prob
 }
 
 /** The RFC 7807 body of `problem`; also written on a bare socket before any request exists (oversized heads). */
-export function problemBody(config: AppConfig, problem: ProblemException): Record<string, unknown> {
+export function problemBody(config: ProblemConfig, problem: ProblemException): Record<string, unknown> {
   const { status, title } = PROBLEM_CATALOGUE[problem.slug];
   return {
     type: `${config.ERRORS_BASE_URL}/${problem.slug}`,

@@ -1,6 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
-import { AppConfig } from '../../config/app-config';
+import { RedisConfig } from './redis.config';
 
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
 export const InjectRedis = (): ParameterDecorator => Inject(REDIS_CLIENT);
@@ -9,7 +9,7 @@ export const InjectRedis = (): ParameterDecorator => Inject(REDIS_CLIENT);
  * Commands fail fast while Redis is down or hangs (rate limiting then fails open, state publishing is
  * skipped) instead of waiting without bound.
  */
-export function createRedisClient(config: AppConfig): Redis {
+export function createRedisClient(config: RedisConfig): Redis {
   return new Redis(config.REDIS_URL, {
     maxRetriesPerRequest: 2,
     enableOfflineQueue: true,
@@ -20,7 +20,7 @@ export function createRedisClient(config: AppConfig): Redis {
 
 @Global()
 @Module({
-  providers: [{ provide: REDIS_CLIENT, inject: [AppConfig], useFactory: createRedisClient }],
+  providers: [{ provide: REDIS_CLIENT, inject: [RedisConfig], useFactory: createRedisClient }],
   exports: [REDIS_CLIENT],
 })
 export class RedisModule implements OnApplicationShutdown {

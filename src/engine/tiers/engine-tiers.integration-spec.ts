@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConfigValidationError, loadAppConfig, type AppConfig } from '../../config/app-config';
+import { type Configuration, ConfigValidationError, loadConfiguration } from '../../config/configuration';
+import { ENGINE_REGISTRY } from '../engine-registry';
+import { ModelsConfig } from '../models/models.config';
 import { LANGUAGE_CODES } from '../../languages/languages';
 import { findModel, installedBytes, MODEL_CATALOGUE } from '../models/model-catalogue';
 import { syntheticWhisperModel } from '../../../test/support/whisper-cpp/synthetic-whisper-model';
@@ -30,9 +32,8 @@ describe('resolveEngineTiers', () => {
     fs.rmSync(emptyDir, { recursive: true, force: true });
   });
 
-  const config = (environment: Record<string, string> = {}): AppConfig =>
-    loadAppConfig({
-      JWT_SECRET: 'x'.repeat(32),
+  const config = (environment: Record<string, string> = {}): Configuration =>
+    loadConfiguration([ModelsConfig, ...ENGINE_REGISTRY.configSlices()], {
       MODELS_DIR: modelsDir,
       WHISPER_CPP_BIN_DIR: binDir,
       ...environment,

@@ -1,5 +1,6 @@
 import { MODEL_TIERS, type ModelTier } from '../../common/model-tier-catalogue';
-import { AppConfig, ConfigValidationError, environmentOf } from '../../config/app-config';
+import { ConfigValidationError } from '../../config/configuration';
+import { ModelsConfig } from '../models/models.config';
 import { LANGUAGES } from '../../languages/languages';
 import { EngineConfig, TIER_ENGINE_VARIABLES } from '../engine.config';
 import type {
@@ -13,7 +14,6 @@ import type {
   ResolveContext,
   ServedLanguages,
 } from '../registry/engine-descriptor';
-import { EngineConfiguration, loadEngineConfiguration } from '../registry/engine-configuration';
 import { ENGINE_REGISTRY, type EngineRegistry } from '../engine-registry';
 
 /**
@@ -127,16 +127,11 @@ export class EngineTiers {
 }
 
 /**
- * Validates the engine's configuration slices (its own variables and those of every registered engine) from
- * the environment `config` was loaded from; one ConfigValidationError lists every bad variable.
+ * The values of ENGINE_RECOGNIZER_<TIER> and ENGINE_DIARIZER_<TIER> must name `auto` or a registered engine;
+ * checked here, where the registry is known, after the slices themselves were validated at boot.
  */
-export function loadEngineConfig(
-  config: AppConfig,
-  registry: EngineRegistry = ENGINE_REGISTRY,
-): EngineConfiguration {
-  const environment = environmentOf(config);
-  const configuration = loadEngineConfiguration(registry.configSlices(), environment);
-  const engine = configuration.get(EngineConfig);
+function checkTierChoices(config: EngineConfigReader, registry: EngineRegistry): void {
+  const engine = config.get(EngineConfig);
   const lines: string[] = [];
   for (const tier of MODEL_TIERS) {
     const { recognizer, diarizer } = TIER_ENGINE_VARIABLES[tier];
@@ -147,21 +142,24 @@ export function loadEngineConfig(
       const choices = ['auto', ...kinds];
       if (!choices.includes(engine[variable])) {
         lines.push(
-          `  ${variable}=${JSON.stringify(environment[variable] ?? null)}: ${variable} must be one of the following values: ${choices.join(', ')}`,
+          `  ${variable}=${JSON.stringify(engine[variable])}: ${variable} must be one of the following values: ${choices.join(', ')}`,
         );
       }
     }
   }
   if (lines.length > 0) throw new ConfigValidationError(`Invalid configuration:\n${lines.join('\n')}`);
-  return configuration;
 }
 
-/** Resolves every tier from the process's config; throws one ConfigValidationError naming every bad variable. */
+/**
+ * Resolves every tier from the process's validated configuration (the engine's slices and those of every
+ * registered engine); throws one ConfigValidationError naming every bad variable.
+ */
 export function resolveEngineTiers(
-  config: AppConfig,
+  config: EngineConfigReader,
   registry: EngineRegistry = ENGINE_REGISTRY,
 ): EngineTiers {
-  return resolveTiersFrom(loadEngineConfig(config, registry), config.MODELS_DIR, registry);
+  checkTierChoices(config, registry);
+  return resolveTiersFrom(config, config.get(ModelsConfig).MODELS_DIR, registry);
 }
 
 /** Resolves every tier from validated engine slices; one ConfigValidationError lists every misconfigured tier. */

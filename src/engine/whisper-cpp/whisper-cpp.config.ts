@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Min } from 'class-validator';
-import { toInt } from '../../config/app-config';
+import { toInt } from '../../config/config-transformers';
 
 /** The variables the whisper-cpp recogniser reads. */
 export class WhisperCppConfig {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
+import { ProcessConfig } from '../../common/lifecycle/process.config';
 import { RetentionPurgeService } from './retention-purge.service';
 
 /** How often a worker runs the retention purge; retention is counted in days, so minutes of delay are moot. */
@@ -12,7 +12,7 @@ export class RetentionPurgeScheduler implements OnApplicationBootstrap, OnApplic
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: ProcessConfig,
     private readonly purge: RetentionPurgeService,
   ) {}
 

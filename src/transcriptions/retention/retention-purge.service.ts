@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
+import { AuthConfig } from '../../auth/auth.config';
 import { FileStorage } from '../../storage/file-storage';
 import { statusIn, TERMINAL_STATUSES } from '../transcription-state';
 
@@ -37,7 +37,7 @@ export class RetentionPurgeService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly storage: FileStorage,
-    private readonly config: AppConfig,
+    private readonly config: AuthConfig,
   ) {}
 
   async purgeExpired(now = new Date()): Promise<RetentionPurgeResult> {

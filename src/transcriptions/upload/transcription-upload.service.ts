@@ -4,7 +4,9 @@ import type { Request } from 'express';
 import { DataSource } from 'typeorm';
 import type { Principal } from '../../common/principal/principal';
 import { TranscriptionBilling } from '../../billing/transcription-billing.service';
-import { AppConfig } from '../../config/app-config';
+import { EngineConfig } from '../../engine/engine.config';
+import { OutboundUrlConfig } from '../../outbound-url/outbound-url.config';
+import { TranscriptionsConfig } from '../transcriptions.config';
 import { OutboundUrlPolicy } from '../../outbound-url/outbound-url-policy';
 import { FileStorage } from '../../storage/file-storage';
 import type { StoredResponse } from '../idempotency.service';
@@ -87,9 +89,13 @@ export class TranscriptionUploadService {
     private readonly creator: TranscriptionCreator,
     private readonly idempotency: UploadIdempotency,
     private readonly billing: TranscriptionBilling,
-    private readonly config: AppConfig,
+    private readonly config: TranscriptionsConfig,
+    private readonly engineConfig: EngineConfig,
+    outboundUrlConfig: OutboundUrlConfig,
   ) {
-    this.outboundUrls = new OutboundUrlPolicy({ allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
+    this.outboundUrls = new OutboundUrlPolicy({
+      allowPrivateTargets: outboundUrlConfig.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    });
   }
 
   /** POST /v1/transcriptions: the answer as bytes (a replayed Idempotency-Key answer is the first one's). */
@@ -196,7 +202,7 @@ export class TranscriptionUploadService {
     file: StoredUpload,
     options: UploadOptions,
   ): Promise<InspectedUpload & { durationSeconds: number }> {
-    const media = await inspectMedia(file, this.config.MAX_AUDIO_DURATION_HOURS * 3600);
+    const media = await inspectMedia(file, this.engineConfig.MAX_AUDIO_DURATION_HOURS * 3600);
     return {
       ...file,
       mimeType: media.mimeType,

@@ -1,0 +1,89 @@
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsUrl, Max, Min } from 'class-validator';
+import { toInt, toList } from '../config/config-transformers';
+
+/**
+ * Realtime transcription sessions (WebSocket /v1/realtime). Property names are the environment variable
+ * names.
+ */
+export class RealtimeConfig {
+  /** Realtime transcription sessions (WebSocket /v1/realtime) open at once per workspace, across instances. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  REALTIME_MAX_SESSIONS_PER_WORKSPACE = 4;
+
+  /**
+   * Realtime sessions one API process serves at once (each decodes on its own thread). Unset: what the cores
+   * sustain at a session's measured cost (realtime/recognition/live-decoding.ts: 3 on 2 cores). Over it a new
+   * session is refused at open.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  REALTIME_MAX_SESSIONS?: number;
+
+  /** A realtime session is closed (and its transcription completed) after this much audio. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(12 * 3600)
+  REALTIME_MAX_SESSION_SECONDS = 3600;
+
+  /** A realtime session that receives no audio for this long is closed. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(500)
+  @Max(3_600_000)
+  REALTIME_IDLE_TIMEOUT_MS = 30_000;
+
+  /** The largest WebSocket message a realtime session accepts (a base64 audio append is 4/3 of its audio). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(16 * 1024 * 1024)
+  REALTIME_MAX_MESSAGE_BYTES = 1024 * 1024;
+
+  /**
+   * How far recognition may fall behind real time (seconds: the time since the session's decoder last caught
+   * up, minus the audio it decoded since) before the session is told and closed, keeping what was recognised.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(600)
+  REALTIME_MAX_LAG_SECONDS = 10;
+
+  /**
+   * How much audio a realtime session holds received but not yet decoded (seconds): a client may send faster
+   * than real time up to this; an append beyond it is refused, the client told, and the session closed with
+   * what was recognised kept.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  REALTIME_MAX_BUFFER_SECONDS = 60;
+
+  /**
+   * How long a realtime session's transcription stays claimed without renewal (the serving process renews it
+   * every third of this). After a crash, the reconciler fails the session once this has passed.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(3)
+  @Max(3600)
+  REALTIME_SESSION_LEASE_SECONDS = 60;
+
+  /**
+   * Origins besides the service's own whose pages may open a realtime session with the dashboard's session
+   * cookie (comma-separated, e.g. `https://app.example`). A WebSocket is not subject to CORS: a page of any
+   * other origin sending the cookie is refused (403 before the upgrade), so no other site acts as the user.
+   */
+  @Transform(toList)
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { each: true })
+  REALTIME_COOKIE_ORIGINS: string[] = [];
+}
