@@ -1959,7 +1959,7 @@ export interface components {
                         noise_reduction: null;
                     };
                 };
-                include: unknown[];
+                include: string[];
                 /**
                  * @description Extension. The tier the session runs and is billed at.
                  * @enum {unknown}
