@@ -37,7 +37,7 @@ const DRIFTS = [
   },
   {
     what: "a webhook payload field's type changed (transcription.completed data.cost: number → string)",
-    expectErrorIn: 'src/transcriptions/transcription-job.service.ts',
+    expectErrorIn: 'src/transcriptions/transcription-lifecycle.service.ts',
     apply: (schemas) => {
       schemas.TranscriptionCompletedEvent.properties.data.properties.cost = { type: 'string' };
     },
