@@ -90,7 +90,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the dashboard with email and password
-         * @description Signs a user in (the web app at `/app`; issue 13). Answers a short-lived access JWT in the body
+         * @description Signs a user in (the web app at `/app`). Answers a short-lived access JWT in the body
          *     (default 15 min, `ACCESS_TOKEN_TTL_SECONDS`) and sets two cookies, both `HttpOnly; SameSite=Strict`,
          *     and `Secure` with the names prefixed `__Secure-` (`__Secure-stt_refresh`, `__Secure-stt_session`) unless
          *     the service runs with `NODE_ENV=development` or `test` or the operator sets `COOKIE_SECURE=false`:
@@ -109,7 +109,7 @@ export interface paths {
          *     A successful sign-in also sets `stt_device` (`Path=/v1/auth/login`, a year; `Secure` and named
          *     `__Secure-stt_device` where the session cookies are): the browser is then a *known device* of the account.
          *
-         *     Throttling (issue 19), counted before the password is checked: each client gets
+         *     Throttling against password guessing, counted before the password is checked: each client gets
          *     `LOGIN_MAX_FAILURES_PER_CLIENT` (default 5) failed sign-ins per account, then every attempt must wait,
          *     first `LOGIN_BACKOFF_BASE_SECONDS` (30) after the failed answer, doubling with each further failure up
          *     to `LOGIN_BACKOFF_MAX_SECONDS` (900); an attempt during the wait is 429 with `Retry-After` (seconds
