@@ -1,5 +1,5 @@
 /**
- * Issue 19, "Files that state no duration": what measuring the duration of an upload whose container states
+ * Files that state no duration: what measuring the duration of an upload whose container states
  * none costs. The input is a WebM written through a pipe (`-live 1`, so no Duration element, like a browser's
  * MediaRecorder): the JFK fixture as Opus 128 kb/s, stream-copied in a loop to about `--mb` MB, made in the
  * temp folder and deleted afterwards.

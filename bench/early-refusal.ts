@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 7: an upload that will be refused for who sends it (401), the workspace's money (402), its
+ * An upload that will be refused for who sends it (401), the workspace's money (402), its
  * Idempotency-Key (409) or its declared size (422 file-too-large) is answered before its body is read, so a
  * 500 MB upload is not streamed to storage first.
  *

@@ -10,7 +10,7 @@
  * (started_at → completed_at of the record), the real-time factor (processing / audio duration), and the peak
  * memory of the worker's descendants (the engine child and whatever it runs, e.g. ffmpeg): /proc VmRSS of every
  * descendant sampled every 250 ms (peak of the sum) and the largest VmHWM seen for one process.
- * Issue 8 targets (default --minutes 60,180): peak engine RSS of the 3-hour file < 600 MB and within 20 % of the
+ * Long-audio targets (default --minutes 60,180): peak engine RSS of the 3-hour file < 600 MB and within 20 % of the
  * 1-hour file's; processing time of 3 h ≤ 3.15 × that of 1 h.
  */
 import * as fs from 'node:fs';
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
         return measured;
       },
     );
-    // Issue 8: the longest file against the shortest, measured in this one run.
+    // The longest file against the shortest, measured in this one run.
     const short = rows[0];
     const long = rows[rows.length - 1];
     const durationRatio = long.audioSeconds / short.audioSeconds;

@@ -1,6 +1,6 @@
 /**
  * Runs every benchmark in sequence (what `npm run bench` does after compiling the benches):
- * engine WER/overhead and diarization (bench/run-service.ts wer|der-service), then the service benches of issue 5.
+ * engine WER/overhead and diarization (bench/run-service.ts wer|der-service), then the service benches.
  *
  *   node dist-bench/bench/run-all.js [--only name,name] [--skip name,name]
  *

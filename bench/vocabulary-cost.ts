@@ -14,7 +14,7 @@
  *
  * Each job runs in its own child process (a native crash ends only that job and is counted); the cases run
  * interleaved, --runs N times (default 3), and each case's median is compared with the no-vocabulary median of the
- * same run. Target (issue 9): a full 500-word vocabulary makes a job at most 2× slower. Only the
+ * same run. Target: a full 500-word vocabulary makes a job at most 2× slower. Only the
  * recogniser is timed; the job's other stages (ffmpeg decode, VAD, diarization, the engine child's start) do not
  * depend on the vocabulary, so a whole job's ratio is smaller than this one.
  *

@@ -302,7 +302,7 @@ async function longFile(clips: Clip[], directory: string, service: ServiceTarget
       fixed(decode / duration, 4),
     ],
   ];
-  // Issue 8: one job on every core. The same engine child process with one recogniser vs a pool of two,
+  // One job on every core. The same engine child process with one recogniser vs a pool of two,
   // measured back to back in this run (the machine's load is printed with them).
   const byParallelism = new Map<number, number>();
   for (const parallelism of [1, 2]) {

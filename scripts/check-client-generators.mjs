@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Does openapi.yaml generate clean clients with the mainstream generators (issue 12 item 2)? Offline:
+// Does openapi.yaml generate clean clients with the mainstream generators? Offline:
 // 1. @apidevtools/swagger-parser validates the document;
 // 2. openapi-typescript, @hey-api/openapi-ts and openapi-typescript-codegen each generate from a copy of it in a
 //    temporary folder (as a new user would: no repository config such as redocly.yaml in reach);

@@ -1,7 +1,7 @@
 import { Check, Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintNumber } from '../common/database/bigint-number.transformer';
 
-/** A workspace (the spec's "directory"): owns data, balance and free transcriptions. Money in micro-EUR. */
+/** A workspace (a "directory" in product terms): owns data, balance and free transcriptions. Money in micro-EUR. */
 @Entity('workspaces')
 @Check('chk_workspaces_free_transcriptions', 'free_transcriptions_remaining >= 0')
 @Check(

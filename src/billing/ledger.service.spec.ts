@@ -15,7 +15,7 @@ describe('balance.low crossing rules', () => {
     expect(crossesLowBalanceThreshold(1_500_000, 1_000_000, threshold, true)).toBe(false);
   });
 
-  it('re-arms only once the balance is strictly above the threshold (the spec: "recover above")', () => {
+  it('re-arms only once the balance is strictly above the threshold ("recover above", not "reach")', () => {
     expect(recoversLowBalanceThreshold(1_000_001, threshold)).toBe(true);
     expect(recoversLowBalanceThreshold(1_500_000, threshold)).toBe(true);
     expect(recoversLowBalanceThreshold(1_000_000, threshold)).toBe(false);

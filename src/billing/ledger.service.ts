@@ -27,8 +27,8 @@ export function crossesLowBalanceThreshold(
 }
 
 /**
- * A balance strictly above the threshold re-arms balance.low (the spec: it "must recover above the
- * threshold"); landing exactly on it does not.
+ * A balance strictly above the threshold re-arms balance.low (it "must recover above the threshold",
+ * docs/billing.md); landing exactly on it does not.
  */
 export function recoversLowBalanceThreshold(afterMicro: number, thresholdMicro: number): boolean {
   return afterMicro > thresholdMicro;

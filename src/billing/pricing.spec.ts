@@ -5,7 +5,7 @@ import { costMicro, pricePerMinuteMicro } from './pricing';
 const config = loadConfigSlice(BillingConfig, {});
 
 describe('pricing', () => {
-  it('has the spec prices per minute in micro-EUR and a documented premium_jade price', () => {
+  it('has the published prices per minute in micro-EUR and a documented premium_jade price', () => {
     expect(pricePerMinuteMicro(config, 'standard')).toBe(3000);
     expect(pricePerMinuteMicro(config, 'premium')).toBe(4500);
     expect(pricePerMinuteMicro(config, 'premium_jade')).toBe(6000);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookReceiver } from './webhook-receiver';
 
-/** Ids and secrets the run created, chained from one operation into the next (as the spec's `links` describe). */
+/** Ids and secrets the run created, chained from one operation into the next (as openapi.yaml's `links` say). */
 export interface RunState {
   /** Marks everything this run creates (vocabulary names, upload file names), so a QA can find leftovers. */
   readonly tag: string;

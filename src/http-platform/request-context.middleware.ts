@@ -7,7 +7,7 @@ import { RateLimitCaller, RateLimitDecision, RateLimitService } from '../common/
 import { requestPath } from '../common/http/request-path';
 
 /**
- * Liveness and the language list must answer without PostgreSQL (and the spec makes them credential-free),
+ * Liveness and the language list must answer without PostgreSQL (openapi.yaml makes them credential-free),
  * and /metrics has its own token: their callers are never looked up as API keys or JWTs, only counted per IP.
  */
 const CREDENTIAL_FREE_PATHS = new Set(['/v1/health', '/v1/languages', '/metrics']);

@@ -62,7 +62,7 @@ const EXPECTED_ROUTES = [
   ['GET', '/v1/webhooks', 'listWebhooks'],
   ['POST', '/v1/webhooks', 'createWebhook'],
   ['DELETE', '/v1/webhooks/{id}', 'deleteWebhook'],
-  // Webhook operations (issue 11, item 5).
+  // Webhook operations (the `webhooks:` section: one per event a receiver can get).
   ['PATCH', '/v1/webhooks/{id}', 'updateWebhook'],
   ['GET', '/v1/webhooks/{id}/deliveries', 'listWebhookDeliveries'],
   ['POST', '/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver', 'redeliverWebhookDelivery'],

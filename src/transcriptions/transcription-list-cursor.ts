@@ -4,7 +4,7 @@ import { TranscriptionTombstone } from './transcription-tombstone.entity';
 import { Transcription } from './transcription.entity';
 
 /**
- * The list cursor is the id of the previous page's last item (the spec's uuid). The next page is every item
+ * The list cursor is the id of the previous page's last item (a uuid). The next page is every item
  * after that item's place in the order (newest first by createdOn, ties by id descending), so it needs the
  * item's createdOn. A deleted item keeps its place in a tombstone written in the deleting transaction, so
  * the cursor still works, for this many days, when the item it names is deleted between two pages.

@@ -9,7 +9,7 @@ export const WEB_APP_PATH = '/app';
 export const WEB_APP_DIRECTORY = join(__dirname, '..', 'web');
 
 /**
- * The dashboard (issue 13): the built single-page app under /app. Vite's hashed files under /app/assets never
+ * The dashboard: the built single-page app under /app. Vite's hashed files under /app/assets never
  * change, so browsers keep them a year; index.html is revalidated every time so a deployment shows at once.
  * Any other /app/* path is a client-side route and gets index.html (the SPA fallback). Not an API operation:
  * mounted on Express like /docs, so it is not in openapi.yaml's paths. A build without web/ (e.g. only

@@ -23,7 +23,7 @@ export function toWebhookEndpointView(endpoint: WebhookEndpoint): WebhookEndpoin
 
 /**
  * Every event is POSTed to every endpoint of the workspace that subscribes to it: the cap bounds the fan-out
- * of one job to a few outgoing requests (issue 9). 422 `webhook-endpoint-limit` beyond it.
+ * of one job to a few outgoing requests (no amplification). 422 `webhook-endpoint-limit` beyond it.
  */
 export const MAX_WEBHOOK_ENDPOINTS_PER_WORKSPACE = 10;
 

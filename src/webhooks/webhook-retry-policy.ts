@@ -13,8 +13,8 @@ export type AttemptVerdict = 'delivered' | 'retryable' | 'permanent';
 
 /**
  * 2xx delivers; 4xx ends the delivery at once; 5xx, timeouts and connection errors are retried. Other
- * statuses (1xx answered as final, 3xx — redirects are never followed) fall under the spec's general rule
- * that a non-2xx answer is retried.
+ * statuses (1xx answered as final, 3xx — redirects are never followed) fall under the general rule
+ * that a non-2xx answer is retried (docs/webhooks.md).
  */
 export function classifyAttempt(result: AttemptResult): AttemptVerdict {
   if (result.statusCode === null) return result.refused ? 'permanent' : 'retryable';

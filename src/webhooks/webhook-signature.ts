@@ -1,14 +1,14 @@
 import { createHmac } from 'node:crypto';
 import type { WebhookEnvelopes, WebhookEventType } from './events/webhook-event-catalogue';
 
-/** Header names of a delivery (the spec writes the product word as `Service`). */
+/** Header names of a delivery (the product word is spelt `Service` in them). */
 export const WEBHOOK_HEADERS = {
   timestamp: 'X-Service-Timestamp',
   signature: 'X-Service-Signature',
   deliveryId: 'X-Service-Delivery-Id',
   /**
    * For 24 h after a secret rotation: the same HMAC keyed with the previous secret. `X-Service-Signature`
-   * keeps the spec's format (one hex HMAC) and is always keyed with the current secret.
+   * keeps its documented format (one hex HMAC) and is always keyed with the current secret.
    */
   previousSignature: 'X-Service-Signature-Previous',
 } as const;

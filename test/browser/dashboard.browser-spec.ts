@@ -34,7 +34,7 @@ async function curlStatus(baseUrl: string, key: string): Promise<number> {
   return Number(stdout);
 }
 
-describe('Dashboard in Chromium (issue 13)', () => {
+describe('Dashboard in Chromium', () => {
   let dashboard: Dashboard;
   let page: Page;
   beforeAll(async () => {

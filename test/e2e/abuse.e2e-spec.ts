@@ -1,5 +1,5 @@
 /**
- * Issue 9 (abuse resistance), the HTTP-layer items: hostile JSON shapes (1), inputs that used to end in a 500
+ * Abuse resistance at the HTTP layer: hostile JSON shapes (1), inputs that used to end in a 500
  * (5), security headers and CORS (6), the webhook endpoint cap (7), secrets and tokens (8), slow clients (9).
  * Every answer is checked against openapi.yaml.
  */
@@ -73,7 +73,7 @@ function storedFiles(root: string): string[] {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('Abuse resistance (issue 9)', () => {
+describe('Abuse resistance', () => {
   let t: TestApp;
   let apiKey: string;
   let userId: string;
@@ -318,7 +318,7 @@ describe('Abuse resistance (issue 9)', () => {
       expect(missing.status).toBe(404);
       expect(missing.headers['cache-control']).toBe('private, no-store');
       expectMatchesSpec(missing, 'getVocabulary');
-      // The dashboard's session cookie authenticates GETs (issue 13): its answers are private too.
+      // The dashboard's session cookie authenticates GETs: its answers are private too.
       const session = await t
         .http()
         .get('/v1/vocabularies')

@@ -24,7 +24,7 @@ interface BoardQueue {
   counts: Record<string, number>;
 }
 
-/** The operators' queue dashboard (issue 12 item 5): Bull Board at /admin/queues behind ADMIN_TOKEN. */
+/** The operators' queue dashboard: Bull Board at /admin/queues behind ADMIN_TOKEN. */
 describe('Queue board (/admin/queues)', () => {
   describe('without ADMIN_TOKEN', () => {
     let t: TestApp;

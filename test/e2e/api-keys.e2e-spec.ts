@@ -3,7 +3,7 @@ import { bearer, startTestApp, TestApp } from '../support/test-app';
 
 const PROBLEMS = 'https://errors.transcription.example/problems';
 
-/** Dashboard key management and settings (issue 13): session endpoints, 403 for API keys. */
+/** Dashboard key management and settings: session endpoints, 403 for API keys. */
 describe('API keys and settings of the dashboard (session endpoints)', () => {
   let t: TestApp;
   let owner: Awaited<ReturnType<TestApp['createWorkspace']>>;

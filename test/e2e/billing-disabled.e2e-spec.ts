@@ -9,7 +9,7 @@ import { upload, waitForTerminal } from '../support/transcriptions';
 const GO_FORWARD = join(TEST_AUDIO_DIR, 'pocketsphinx/goforward.wav'); // 2.786 s, 0.00015 EUR when billed
 
 /**
- * Self-hosting (issue 12 item 6): with BILLING_ENABLED=false nothing is refused for money, nothing is charged
+ * Self-hosting: with BILLING_ENABLED=false nothing is refused for money, nothing is charged
  * and no balance.low fires, while usage still counts the minutes. The default (billing on) is guarded in
  * billing.e2e-spec.ts.
  */

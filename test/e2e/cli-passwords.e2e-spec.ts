@@ -22,7 +22,7 @@ function cli(args: string[], stdin = ''): Promise<{ code: number | null; stdout:
   });
 }
 
-/** Issue 13: the operator gives users a dashboard password (never required in argv). */
+/** The operator gives users a dashboard password (never required in argv). */
 describe('Operator CLI: dashboard passwords', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -94,7 +94,7 @@ describe('Operator CLI: dashboard passwords', () => {
       .post('/v1/auth/refresh')
       .set('Cookie', refreshCookie ?? '');
     expect(refreshed.status).toBe(401);
-    // The access token of the old sign-in ends with it (issue 19: it answered 200 until it expired).
+    // The access token of the old sign-in ends with it (it used to answer 200 until it expired).
     const profile = await t
       .http()
       .get('/v1/account/profile')

@@ -5,7 +5,7 @@ import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { eventFrames, readEventStream, upload, waitForTerminal } from '../support/transcriptions';
 
-/** Issue 8: the maximum duration at upload, the duration known from the upload probe, progress that only moves forward. */
+/** The maximum duration at upload, the duration known from the upload probe, progress that only moves forward. */
 describe('Engine limits and progress through HTTP', () => {
   let t: TestApp;
 

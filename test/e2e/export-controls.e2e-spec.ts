@@ -3,7 +3,7 @@ import { expectMatchesSpec } from '../support/openapi-contract';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { asBuffer, insertTranscription } from '../support/transcriptions';
 
-/** Caption and transcript layout controls on GET /v1/transcriptions/{id}/export (issue 11 item 3). */
+/** Caption and transcript layout controls on GET /v1/transcriptions/{id}/export. */
 describe('Export layout controls', () => {
   let t: TestApp;
   let apiKey: string;

@@ -6,7 +6,7 @@ import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { insertTranscription, upload } from '../support/transcriptions';
 
 /**
- * Issue 9 item 3: processing a workspace can get without paying is bounded (docs/billing.md). ROLE=api: no
+ * Processing a workspace can get without paying is bounded (docs/billing.md). ROLE=api: no
  * worker runs, so accepted jobs stay queued and keep their estimated cost committed.
  */
 describe('What a workspace can get without paying', () => {

@@ -10,7 +10,7 @@ import { upload } from '../support/transcriptions';
 const problem = (slug: string) => `https://errors.transcription.example/problems/${slug}`;
 
 /**
- * Issue 10, item 6: an Idempotency-Key never gets stuck and never yields a second job. The answer is stored
+ * An Idempotency-Key never gets stuck and never yields a second job. The answer is stored
  * in the transaction that creates the job; replays are byte-identical; expired records are swept; a refused
  * first request releases the key (docs/decisions.md, "Idempotency-Key").
  */

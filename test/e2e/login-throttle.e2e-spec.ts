@@ -30,8 +30,8 @@ function deviceCookie(response: Response): string | undefined {
 
 const retryAfter = (response: Response): number => Number(response.headers['retry-after']);
 
-/** Sign-in throttling and sign-up limits (issue 19): counted before any password check, per account and client. */
-describe('Sign-in throttle and sign-up limits (issue 19)', () => {
+/** Sign-in throttling and sign-up limits: counted before any password check, per account and client. */
+describe('Sign-in throttle and sign-up limits', () => {
   let t: TestApp;
 
   beforeAll(async () => {

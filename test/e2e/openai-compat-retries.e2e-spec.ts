@@ -21,7 +21,7 @@ const CLIENT_TIMEOUT_MS = 4_000;
 const goForward = () => toFile(readFileSync(GO_FORWARD), 'goforward.wav', { type: 'audio/wav' });
 
 /**
- * Issue 19, "The OpenAI route bills retries": the official SDK gives up after its timeout and sends the
+ * Retries on the OpenAI route are not billed twice: the official SDK gives up after its timeout and sends the
  * same request again (twice by default). A retry, with or without an Idempotency-Key, attaches to the first
  * job (docs/decisions.md, "OpenAI route: retries attach to the first job"): one job, one charge.
  *

@@ -24,7 +24,7 @@ const tinyFile = () => toFile(Buffer.from('RIFF'), 'tiny.wav');
 const sdk = (baseURL: string, apiKey: string): OpenAI => new OpenAI({ apiKey, baseURL, maxRetries: 0 });
 
 /**
- * Issue 12 item 1: POST /v1/audio/transcriptions, driven by the real `openai` package, over the normal job
+ * The OpenAI route POST /v1/audio/transcriptions, driven by the real `openai` package, over the normal job
  * pipeline (same billing, the job listed) with errors in OpenAI's shape.
  */
 describe('OpenAI-compatible POST /v1/audio/transcriptions', () => {

@@ -5,7 +5,7 @@ import { expectMatchesSpec } from '../support/openapi-contract';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 
 /**
- * The real limits (30/min anonymous, 100/min per key of the spec, 300/min per workspace), on a Redis prefix of
+ * The real limits (30/min anonymous, 100/min per key, 300/min per workspace), on a Redis prefix of
  * their own.
  */
 describe('Rate limits (spec: Limits)', () => {

@@ -1,5 +1,5 @@
 /**
- * Structured logs and the request id (issue 12, item 3), against a real `node dist/main.js` (API and worker in
+ * Structured logs and the request id, against a real `node dist/main.js` (API and worker in
  * one process): the caller's X-Request-Id is echoed on every answer and follows the upload into its job's log
  * lines and its webhook delivery (log line and X-Request-Id header); a missing or malformed one is replaced by
  * a generated UUID; every line the process writes is one JSON object.

@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 9 (the parts about any request): unknown query parameters such as cache busters are ignored,
+ * Leniency that applies to any request: unknown query parameters such as cache busters are ignored,
  * while known parameters keep their validation; a request head over 16 KB is a problem+json 431.
  */
 import { AddressInfo, connect } from 'node:net';
@@ -41,7 +41,7 @@ function rawExchange(port: number, head: string): Promise<ContractResponse & { t
   });
 }
 
-describe('Request leniency (issue 10 item 9)', () => {
+describe('Request leniency', () => {
   let t: TestApp;
   let apiKey: string;
 

@@ -15,7 +15,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const problem = (slug: string) => `https://errors.transcription.example/problems/${slug}`;
 
 /**
- * Issue 11 item 4: per-workspace retention. The purge service is run directly (the worker runs it every
+ * Per-workspace retention. The purge service is run directly (the worker runs it every
  * few minutes); what it did is checked through HTTP (detail, export, usage) and in storage and the ledger.
  */
 describe('Retention of audio and transcripts', () => {

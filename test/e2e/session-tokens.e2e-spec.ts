@@ -1,5 +1,5 @@
 /**
- * Issue 19, sign-in and sessions: the refresh grace hands back the one successor (no second chain), a
+ * Sign-in and sessions: the refresh grace hands back the one successor (no second chain), a
  * signed-out or revoked sign-in's access tokens are refused at once, an `iat` in the future is refused, and
  * the cookies are `Secure` with the `__Secure-` prefix unless the environment is development or test.
  */
@@ -17,7 +17,7 @@ const PASSWORD = 'correct horse battery staple';
 const PROBLEMS = 'https://errors.transcription.example/problems';
 const GRACE_SECONDS = 60;
 
-describe('Session tokens (issue 19)', () => {
+describe('Session tokens', () => {
   let t: TestApp;
 
   beforeAll(async () => {

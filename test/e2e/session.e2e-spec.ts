@@ -22,7 +22,7 @@ function cookieAttributes(response: Response, name: string): string[] {
   return attributes.filter((attribute) => !attribute.startsWith('Expires=')).sort();
 }
 
-describe('Dashboard sessions (issue 13: login, refresh, logout, sign-up)', () => {
+describe('Dashboard sessions (login, refresh, logout, sign-up)', () => {
   let t: TestApp;
 
   beforeAll(async () => {
@@ -165,7 +165,7 @@ describe('Dashboard sessions (issue 13: login, refresh, logout, sign-up)', () =>
         expect(answer.status).toBe(200);
         expectMatchesSpec(answer, 'refreshSession');
       }
-      // One successor for both (issue 19: a second token would start a second chain that reuse detection
+      // One successor for both (a second token would start a second chain that reuse detection
       // never sees); the browser's one cookie jar holds it either way.
       const [nextA, nextB] = [cookieValue(a, 'stt_refresh'), cookieValue(b, 'stt_refresh')];
       expect(nextA).toBe(nextB);

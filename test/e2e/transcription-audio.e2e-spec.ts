@@ -15,7 +15,7 @@ function binary(response: Response): Buffer {
   return response.body as Buffer;
 }
 
-/** Issue 13: the player's audio, with byte ranges; any credential, including the session cookie on GET. */
+/** The dashboard player's audio, with byte ranges; any credential, including the session cookie on GET. */
 describe('GET /v1/transcriptions/{id}/audio', () => {
   let t: TestApp;
   let owner: Awaited<ReturnType<TestApp['createWorkspace']>>;
@@ -64,7 +64,7 @@ describe('GET /v1/transcriptions/{id}/audio', () => {
     expect(beyond.headers['content-range']).toBe(`bytes */${bytes.length}`);
   });
 
-  it('ignores a Range value over 200 characters: the whole file, 200 (issue 19)', async () => {
+  it('ignores a Range value over 200 characters: the whole file, 200 (never parsed)', async () => {
     // `bytes=0-` + 15,000 spaces + `x` held the event loop 170–280 ms in a backtracking pattern; a padded but
     // otherwise valid range was honoured (206). Both are now refused on their length and answered whole.
     for (const range of [`bytes=0-${' '.repeat(15_000)}x`, `bytes=0-${' '.repeat(200)}99`]) {

@@ -18,7 +18,7 @@ interface Received {
 }
 
 /**
- * Issue 11 items 2 and 7 through HTTP: the caller's `metadata` (stored, in the detail, echoed in both
+ * Through HTTP: the caller's `metadata` (stored, in the detail, echoed in both
  * transcription webhook events) and the `estimatedCost` quote of the 202 and the detail.
  */
 describe('Transcription metadata and the estimated cost', () => {
@@ -53,7 +53,7 @@ describe('Transcription metadata and the estimated cost', () => {
     return detail.body.data as Record<string, unknown>;
   }
 
-  /** Each listed job's `estimatedCost` by id, the list checked against the spec. */
+  /** Each listed job's `estimatedCost` by id, the list checked against openapi.yaml. */
   async function listedQuotes(apiKey: string) {
     const list = await t.http().get('/v1/transcriptions').set(bearer(apiKey));
     expect(list.status).toBe(200);
@@ -62,7 +62,7 @@ describe('Transcription metadata and the estimated cost', () => {
     return Object.fromEntries(rows.map((row) => [row.id, row.estimatedCost]));
   }
 
-  /** The delivery of `event` for transcription `id`, checked against the spec's `webhooks` section. */
+  /** The delivery of `event` for transcription `id`, checked against openapi.yaml's `webhooks`. */
   async function deliveryOf(event: string, id: string, deadlineMs = 60_000) {
     const deadline = Date.now() + deadlineMs;
     while (Date.now() < deadline) {

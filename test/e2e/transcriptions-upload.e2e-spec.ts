@@ -36,7 +36,7 @@ describe('POST /v1/transcriptions: acceptance and refusals', () => {
       originalFileName: 'goforward.wav',
       createdOn: expect.any(String),
       progress: 0,
-      estimatedCost: 0, // extension (issue 11): the workspace's first job takes a free transcription
+      estimatedCost: 0, // the workspace's first job takes a free transcription
     });
     const detail = await t.http().get(`/v1/transcriptions/${response.body.data.id}`).set(bearer(apiKey));
     expect(detail.body.data).toMatchObject({

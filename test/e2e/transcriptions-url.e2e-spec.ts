@@ -12,7 +12,7 @@ const problem = (slug: string) => `https://errors.transcription.example/problems
 const TEST_LIMIT_BYTES = 1_000_000;
 
 /**
- * Issue 11 item 1 through HTTP: POST /v1/transcriptions with `audio_url` (multipart field or JSON body),
+ * Intake by URL through HTTP: POST /v1/transcriptions with `audio_url` (multipart field or JSON body),
  * fetched from local HTTP servers. The fetch is synchronous: the 202 comes once the file is stored, and a
  * URL that cannot be fetched is 422 validation on audio_url (docs/decisions.md, "Transcribing from a URL").
  */
@@ -224,7 +224,7 @@ describe('Transcribing from a URL', () => {
     });
 
     it('refuses a host name that resolves to a private address without naming that address', async () => {
-      // Printing the resolved address would let any key holder map internal DNS (issue 19).
+      // Printing the resolved address would let any key holder map internal DNS.
       const response = await strict
         .http()
         .post('/v1/transcriptions')

@@ -1,5 +1,5 @@
 /**
- * The integrator's whole flow through the typed client in clients/typescript (issue 12 item 2), against the
+ * The integrator's whole flow through the typed client in clients/typescript, against the
  * real service on a loopback port with its in-process worker: upload from a path and from a Blob, wait over
  * SSE and by polling, read, export as text and as docx, iterate the list by cursor, verify a real webhook
  * delivery's signature, and get a typed problem.
@@ -47,7 +47,7 @@ async function eventually<T>(read: () => T | undefined, timeoutMs: number): Prom
   }
 }
 
-describe('Typed client: the integrator flow against the real service (issue 12 item 2)', () => {
+describe('Typed client: the integrator flow against the real service', () => {
   let t: TestApp;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let client: TranscriptionClient;

@@ -49,7 +49,7 @@ function pipedWebm(name: string, loops: number, live: boolean): string {
 }
 
 /**
- * Issue 19, "Files that state no duration get free, unlimited work": every gate (free limit, paid quote,
+ * Files that state no duration must not get free, unlimited work: every gate (free limit, paid quote,
  * the OpenAI route's length limit) uses a duration known before the 202, measured when the container
  * states none; and a job whose audio decodes longer than it was admitted for is stopped and failed, unbilled.
  */

@@ -17,7 +17,7 @@ const GIVE_UP_AFTER_BYTES = 64 * 1024 * 1024;
 const MAX_SERVER_READ_BYTES = 8 * 1024 * 1024;
 
 /**
- * Issue 10, item 7: authentication, the billing pre-check, an Idempotency-Key in flight and a declared size
+ * Authentication, the billing pre-check, an Idempotency-Key in flight and a declared size
  * over the limit are answered before the body is read, so a 500 MB upload that is refused is not streamed
  * to storage first. Each case streams a generated 500 MB body and stops sending once answered.
  */

@@ -334,7 +334,7 @@ describe('Webhook deliveries', () => {
       language: expect.any(String),
       cost: record.cost,
       completedAt: expect.any(String),
-      metadata: {}, // none given at upload (issue 11: always present)
+      metadata: {}, // none given at upload: always present, so receivers need no null check
     });
     expect(envelope.data.duration as number).toBeGreaterThan(10);
     expect(envelope.data.wordCount as number).toBeGreaterThan(0);

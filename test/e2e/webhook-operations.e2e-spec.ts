@@ -48,7 +48,7 @@ class Receiver {
   }
 }
 
-/** The receiver-side check of the spec's one header, written independently of the service's signer. */
+/** The receiver-side check of the one signature header, written independently of the service's signer. */
 function signatureValid(signature: string | undefined, timestamp: string, rawBody: string, secret: string) {
   if (typeof signature !== 'string') return false;
   const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
@@ -327,7 +327,7 @@ describe('Webhook operations', () => {
       await t.http().post(`/v1/webhooks/${id}/test`).set(bearer(mine.apiKey));
       const received = await eventually('the ping after rotation', async () => receiver.to('/rotated')[0]);
       const timestamp = header(received, 'x-service-timestamp')!;
-      // A receiver that knows only the spec's header, with the new secret.
+      // A receiver that knows only the documented signature header, with the new secret.
       expect(signatureValid(header(received, 'x-service-signature'), timestamp, received.rawBody, fresh)).toBe(true);
       // A receiver still on the old secret reads the second header.
       expect(

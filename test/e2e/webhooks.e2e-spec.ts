@@ -142,7 +142,7 @@ describe('Webhook endpoints', () => {
     });
 
     it('refuses a host name that resolves to a private address without naming that address', async () => {
-      // Printing the resolved address would let any key holder map internal DNS (issue 19).
+      // Printing the resolved address would let any key holder map internal DNS.
       const response = await strict
         .http()
         .post('/v1/webhooks')

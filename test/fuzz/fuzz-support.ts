@@ -222,7 +222,7 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
     '\uFEFF',
     '\u202E\u0041',
     '🎙️🔥',
-    // Issue 9: 100 characters to class-validator, 200 code points to PostgreSQL. (Lone surrogates are raw
+    // At the limits: 100 characters to class-validator, 200 code points to PostgreSQL. (Lone surrogates are raw
     // JSON bodies in operations.fuzz-spec.ts: a path or query cannot even be percent-encoded with one.)
     '❤️'.repeat(100),
     'ä'.repeat(300),

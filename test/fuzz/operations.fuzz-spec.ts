@@ -34,7 +34,7 @@ import {
 } from './fuzz-support';
 
 const RUNS_PER_OPERATION = 70;
-/** The operations documented with `security: []` (issue 12 readiness, issue 13 sign-in). */
+/** The operations documented with `security: []` (health and readiness, languages, dashboard sign-in). */
 const PUBLIC_OPERATIONS = new Set([
   'getHealth',
   'getReadiness',
@@ -44,7 +44,7 @@ const PUBLIC_OPERATIONS = new Set([
   'refreshSession',
   'logout',
 ]);
-/** Dashboard operations (issue 13): a user session only; an API key is refused with 403 `forbidden`. */
+/** Dashboard operations: a user session only; an API key is refused with 403 `forbidden`. */
 const SESSION_OPERATIONS = new Set([
   'listApiKeys',
   'createApiKey',
@@ -272,13 +272,13 @@ function bodyArbitrary(route: SpecRoute): fc.Arbitrary<BodyChoice> {
       .map(([depth, kind]) =>
         raw(nestingBomb(depth, kind), 'application/json', `nesting bomb ${kind} ${depth}`),
       ),
-    // Issue 9: member bombs (131,000 keys blocked the event loop for 12.6 s), spread or in one object.
+    // Member bombs (131,000 keys blocked the event loop for 12.6 s), spread or in one object.
     fc
       .tuple(fc.constantFrom(1_001, 20_000, 131_000), fc.constantFrom<'one' | 'spread'>('one', 'spread'))
       .map(([members, shape]) =>
         raw(memberBomb(members, shape), 'application/json', `${members} members, ${shape}`),
       ),
-    // Issue 9: escaped lone surrogates (PostgreSQL jsonb refuses them) in values and keys, and a name of 100
+    // Escaped lone surrogates (PostgreSQL jsonb refuses them) in values and keys, and a name of 100
     // emoji with variation selectors (100 characters to a validator, 200 to a varchar(100)).
     fc
       .constantFrom(
@@ -289,7 +289,7 @@ function bodyArbitrary(route: SpecRoute): fc.Arbitrary<BodyChoice> {
         JSON.stringify({ name: '❤️'.repeat(100), words: ['a'] }),
       )
       .map((text) => raw(text, 'application/json', 'lone surrogate or wide characters')),
-    // Issue 9: a Content-Encoding the bytes do not have.
+    // A Content-Encoding the bytes do not have.
     fc
       .tuple(fc.constantFrom('gzip', 'deflate', 'br', 'x-unknown'), fc.jsonValue({ maxDepth: 2 }))
       .map(([encoding, value]): BodyChoice => ({

@@ -72,7 +72,7 @@ describe('Secrets never logged (real service process)', () => {
       ).status,
     ).toBe(401);
     expect((await http().get('/v1/account/balance').set({ 'X-API-KEY': nearMiss })).status).toBe(401);
-    // Cookies (session cookies, issue 13) and query strings are never logged either.
+    // Cookies (the dashboard's session cookies) and query strings are never logged either.
     const cookieSecret = `cookie-${apiKey.slice(-20)}`;
     await http()
       .get(`/v1/account/balance?api_key=${apiKey}`)

@@ -52,7 +52,7 @@ describe('Tenant isolation on every resource route (generated from openapi.yaml)
         .send({ name: 'A key' })
     ).body.data.id;
   });
-  /** API keys are managed in a user session only (issue 13): an API key is refused there with 403. */
+  /** API keys are managed in a user session only (a key cannot mint keys): an API key is refused there with 403. */
   const sessionOnly = (path: string) => collection(path) === 'api-keys';
   afterAll(() => t.close());
 

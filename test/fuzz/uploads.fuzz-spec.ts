@@ -64,10 +64,10 @@ const fieldValue = fc.oneof(
     'a,b,,c',
     'x\u0000y',
     '[""]',
-    // Issue 9: NUL and lone surrogates reaching the vocabulary through JSON escapes.
+    // NUL and lone surrogates (PostgreSQL refuses both) reaching the vocabulary through JSON escapes.
     '["be\\u0000ta"]',
     '["\\ud800"]',
-    // Issue 11: metadata objects, fine and refused.
+    // The caller's metadata objects, fine and refused.
     '{"customer":"acme"}',
     '{"k":"\\ud800"}',
     '{"":"v"}',
@@ -251,7 +251,7 @@ describe('Multipart fuzzing of createTranscription', () => {
         // Refusals the contract names for each kind of fault.
         const fileParts = upload.files.filter((part) => part.field === 'file');
         if (upload.envelope === 'normal' && upload.files.length === 0) {
-          // A malformed Idempotency-Key is refused before the body is read (issue 10, refuse early).
+          // A malformed Idempotency-Key is refused before the body is read (so a large body is never streamed).
           const expected = keyIsMalformed(upload.idempotencyKey) ? 'invalid-idempotency-key' : 'missing-file';
           expect({ sent, slug: slugOf(response) }).toEqual({ sent, slug: expected });
         }

@@ -90,7 +90,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the dashboard with email and password
-         * @description Signs a user in (the web app at `/app`; issue 13). Answers a short-lived access JWT in the body
+         * @description Signs a user in (the web app at `/app`). Answers a short-lived access JWT in the body
          *     (default 15 min, `ACCESS_TOKEN_TTL_SECONDS`) and sets two cookies, both `HttpOnly; SameSite=Strict`,
          *     and `Secure` with the names prefixed `__Secure-` (`__Secure-stt_refresh`, `__Secure-stt_session`) unless
          *     the service runs with `NODE_ENV=development` or `test` or the operator sets `COOKIE_SECURE=false`:
@@ -109,7 +109,7 @@ export interface paths {
          *     A successful sign-in also sets `stt_device` (`Path=/v1/auth/login`, a year; `Secure` and named
          *     `__Secure-stt_device` where the session cookies are): the browser is then a *known device* of the account.
          *
-         *     Throttling (issue 19), counted before the password is checked: each client gets
+         *     Throttling against password guessing, counted before the password is checked: each client gets
          *     `LOGIN_MAX_FAILURES_PER_CLIENT` (default 5) failed sign-ins per account, then every attempt must wait,
          *     first `LOGIN_BACKOFF_BASE_SECONDS` (30) after the failed answer, doubling with each further failure up
          *     to `LOGIN_BACKOFF_MAX_SECONDS` (900); an attempt during the wait is 429 with `Retry-After` (seconds
@@ -306,7 +306,7 @@ export interface paths {
         };
         /**
          * The request log of an API key
-         * @description Extension (not in the spec). The latest requests made with this key, newest first: time, method, path
+         * @description Extension beyond the base API. The latest requests made with this key, newest first: time, method, path
          *     (without the query string), status, duration and request id (`X-Request-Id`). Every request the key
          *     authenticated is logged, refused ones included (404, 422, 429); a request whose client went away
          *     before an answer was sent is logged with status 499. Requests with an unknown, revoked or expired
@@ -612,7 +612,7 @@ export interface paths {
          *     Checks that need the file (its real type, its duration against a free transcription or the balance, a
          *     completed key's request fingerprint) come after the upload.
          *
-         *     **From a URL** (extension, not in the spec). Instead of a `file` part, send `audio_url` as a multipart
+         *     **From a URL** (extension beyond the base API). Instead of a `file` part, send `audio_url` as a multipart
          *     field or as a JSON body (`application/json`, `CreateTranscriptionFromUrl`). The file is fetched within
          *     the request, so the answers are the upload's: 202 once it is stored, 402, 422 `unsupported-format` or
          *     `file-too-large`, and 422 `validation` on `audio_url` when the URL is refused or cannot be fetched (see
@@ -621,7 +621,7 @@ export interface paths {
          *     **Vocabulary.** `vocabulary` (inline) and `vocabulary_id` (saved) may be sent together: the saved words
          *     come first, then the inline words, de-duplicated case-insensitively; at most 500 words in total.
          *
-         *     **Multichannel** (extension, not in the spec). `multichannel=true` recognises each channel on its own;
+         *     **Multichannel** (extension beyond the base API). `multichannel=true` recognises each channel on its own;
          *     words carry their channel as `speaker` (`CHANNEL_1`, …) and the job is billed per channel-minute (see
          *     the field).
          *
@@ -683,7 +683,7 @@ export interface paths {
         head?: never;
         /**
          * Name the speakers of a transcription
-         * @description Extension (not in the spec). `speakerNames` maps raw speaker ids of the transcript's words
+         * @description Extension beyond the base API. `speakerNames` maps raw speaker ids of the transcript's words
          *     (`SPEAKER_00`, `0`) to names; it **replaces** the stored map (send `{}` to clear it). The names are
          *     stored with the record (`speakerNames` in the detail) and every export uses them: a named speaker is
          *     labelled with its name instead of "Speaker N" in txt, docx, srt, vtt and the json export's
@@ -883,7 +883,7 @@ export interface paths {
         };
         /**
          * Find a word or phrase in a transcript
-         * @description Extension (not in the spec): every place where a `completed` transcript says the words of `q`, in time
+         * @description Extension beyond the base API: every place where a `completed` transcript says the words of `q`, in time
          *     order, with the start and end time and the speaker of each, so a player can jump there. Matching ignores
          *     case and punctuation (apostrophes are dropped: `dont` finds "don't"; other punctuation separates words:
          *     `well known` finds "well-known") and compares whole words: a phrase is found where its words follow each
@@ -1211,8 +1211,8 @@ export interface paths {
         /**
          * Rotate the signing secret
          * @description Replaces the signing secret. The new `secret` is in this answer **only**. From now on
-         *     `X-Service-Signature` (the spec's header, unchanged) is keyed with the new secret, so a receiver that
-         *     only knows the spec's format works as soon as it has the new secret. For 24 hours
+         *     `X-Service-Signature` (the documented header, unchanged) is keyed with the new secret, so a receiver that
+         *     only knows that format works as soon as it has the new secret. For 24 hours
          *     (`previousSecretExpiresOn`) every delivery also carries `X-Service-Signature-Previous`, the same HMAC
          *     keyed with the previous secret, so a receiver still on the old secret keeps verifying until it
          *     switches. Rotating again within the 24 h replaces the previous secret with the one just retired. No
@@ -1721,7 +1721,7 @@ export interface components {
             /** @description Upper bound of the speaker count; must be sent together with `min_speakers`. */
             max_speakers?: number;
             /**
-             * @description Extension (not in the spec): a JSON object text of at most 16 members with string values, keys of 1
+             * @description Extension beyond the base API: a JSON object text of at most 16 members with string values, keys of 1
              *     to 40 and values of at most 500 characters (Unicode code points), e.g. `{"customer":"acme"}`.
              *     Returned as `metadata` in the detail and in the transcription webhook events. Anything else (not
              *     JSON, not an object, more keys, a non-string value, a key or value too long) is 422 `validation`
@@ -1773,7 +1773,7 @@ export interface components {
              */
             redact_pii_audio?: "true" | "false";
             /**
-             * @description Extension (not in the spec): `true` recognises each channel of the file's first audio stream on its
+             * @description Extension beyond the base API: `true` recognises each channel of the file's first audio stream on its
              *     own, without diarization: a word's `speaker` is its channel, `CHANNEL_1`, `CHANNEL_2`, … (exports
              *     label them `Channel 1`, `Channel 2`, …), the words of all channels merged by start time, and
              *     `speakerCount` is the number of channels in which words were recognised. Meant for call recordings
@@ -1811,7 +1811,7 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description Extension (not in the spec): the URL of the audio instead of a `file` part. The service fetches it
+         * @description Extension beyond the base API: the URL of the audio instead of a `file` part. The service fetches it
          *     before answering (the 202 comes once the file is stored) with the webhooks' address rules: `https`
          *     only, no credentials, only public addresses, checked on the address actually connected to; at most 5
          *     redirects, each target checked again; one deadline for the whole fetch (`URL_FETCH_TIMEOUT_MS`,
@@ -1823,7 +1823,7 @@ export interface components {
          */
         AudioUrl: string;
         /**
-         * @description Extension (not in the spec): the JSON form of createTranscription, for audio at a URL. The fields mean
+         * @description Extension beyond the base API: the JSON form of createTranscription, for audio at a URL. The fields mean
          *     what the multipart fields of the same names mean; `vocabulary` may also be an array of strings and
          *     `metadata` an object. Unknown fields are 422 `validation`.
          */
@@ -1969,7 +1969,7 @@ export interface components {
             };
         };
         /**
-         * @description Extension (not in the spec): the caller's own labels, sent as the upload's `metadata` field; stored
+         * @description Extension beyond the base API: the caller's own labels, sent as the upload's `metadata` field; stored
          *     unchanged and returned in the detail and in both transcription webhook events. `{}` when none was sent.
          * @example {
          *       "customer": "acme",
@@ -1980,7 +1980,7 @@ export interface components {
             [key: string]: string;
         };
         /**
-         * @description Extension (not in the spec): the quote at creation in EUR, the duration the upload states × the tier's
+         * @description Extension beyond the base API: the quote at creation in EUR, the duration the upload states × the tier's
          *     price per minute at that time (billed by the started second, as the charge). 0 when the job uses a free
          *     transcription or when the operator switched billing off (`BILLING_ENABLED=false`). The duration is the
          *     one the container states, or measured from the audio's packets when it states none; null only for jobs
@@ -2168,7 +2168,7 @@ export interface components {
             /** @description Raw engine speaker id (`0`, `SPEAKER_00`; `CHANNEL_1`, `CHANNEL_2`, … for a `multichannel` transcription, where the speaker is the word's channel); stable per speaker within one transcription; null when diarization was unavailable. */
             speaker?: string | null;
             /**
-             * @description Extension (not in the spec): how sure the recogniser is of this word, 0..1, present only where the
+             * @description Extension beyond the base API: how sure the recogniser is of this word, 0..1, present only where the
              *     recogniser gives one and absent otherwise (never null, never a constant stand-in). PocketSphinx: the
              *     word's posterior probability in the utterance's lattice; whisper.cpp (and servers that send token
              *     probabilities): the mean probability of the word's tokens. Three decimals. Jobs completed before
@@ -2975,7 +2975,7 @@ export interface components {
         WebhookSignature: string;
         /**
          * @description Only for 24 h after `rotateWebhookSecret`: the same HMAC as `X-Service-Signature`, keyed with the
-         *     previous secret. Receivers that know only the spec's header ignore it.
+         *     previous secret. Receivers that know only the documented header ignore it.
          */
         WebhookPreviousSignature: string;
         /** @description Id of this delivery; the same on every retry of it. Receivers deduplicate on it. */
@@ -3628,7 +3628,7 @@ export interface operations {
                 /** @description Only transcriptions of this model tier. Unknown values are 422 `validation`. */
                 model?: components["schemas"]["ModelTier"];
                 /**
-                 * @description Case-insensitive substring search across `originalFileName` and `resultText`, as the spec says; in
+                 * @description Case-insensitive substring search across `originalFileName` and `resultText`; in
                  *     addition (extension), full-text search of `resultText` in the job's language (detected, else
                  *     requested): the words of `search`, as a phrase, also match the other forms the language's stemmer
                  *     gives them (`invoice` finds "invoices", `running` finds "runs"), for the text-search languages of
@@ -4826,7 +4826,7 @@ export interface operations {
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
                 /**
                  * @description Only for 24 h after `rotateWebhookSecret`: the same HMAC as `X-Service-Signature`, keyed with the
-                 *     previous secret. Receivers that know only the spec's header ignore it.
+                 *     previous secret. Receivers that know only the documented header ignore it.
                  */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookPreviousSignature"];
                 /** @description Id of this delivery; the same on every retry of it. Receivers deduplicate on it. */
@@ -4862,7 +4862,7 @@ export interface operations {
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
                 /**
                  * @description Only for 24 h after `rotateWebhookSecret`: the same HMAC as `X-Service-Signature`, keyed with the
-                 *     previous secret. Receivers that know only the spec's header ignore it.
+                 *     previous secret. Receivers that know only the documented header ignore it.
                  */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookPreviousSignature"];
                 /** @description Id of this delivery; the same on every retry of it. Receivers deduplicate on it. */
@@ -4898,7 +4898,7 @@ export interface operations {
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
                 /**
                  * @description Only for 24 h after `rotateWebhookSecret`: the same HMAC as `X-Service-Signature`, keyed with the
-                 *     previous secret. Receivers that know only the spec's header ignore it.
+                 *     previous secret. Receivers that know only the documented header ignore it.
                  */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookPreviousSignature"];
                 /** @description Id of this delivery; the same on every retry of it. Receivers deduplicate on it. */
@@ -4934,7 +4934,7 @@ export interface operations {
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
                 /**
                  * @description Only for 24 h after `rotateWebhookSecret`: the same HMAC as `X-Service-Signature`, keyed with the
-                 *     previous secret. Receivers that know only the spec's header ignore it.
+                 *     previous secret. Receivers that know only the documented header ignore it.
                  */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookPreviousSignature"];
                 /** @description Id of this delivery; the same on every retry of it. Receivers deduplicate on it. */

@@ -44,7 +44,7 @@ function successorKey(jwtSecret: string): Buffer {
   return createHmac('sha256', jwtSecret).update('stt refresh-token successor v1').digest();
 }
 
-/** Dashboard sign-in: passwords, access JWTs and rotating refresh tokens (docs/decisions.md, issue 13). */
+/** Dashboard sign-in: passwords, access JWTs and rotating refresh tokens (docs/decisions.md). */
 @Injectable()
 export class SessionService implements OnModuleInit {
   private readonly successorKey: Buffer;

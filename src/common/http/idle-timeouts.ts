@@ -7,7 +7,7 @@ import { sendProblem } from '../problem/problem-details.filter';
 import { ProblemException } from '../problem/problem.exception';
 
 /**
- * Slow clients (issue 9). Node holds a stalled request for up to requestTimeout (300 s by default); here a
+ * Slow clients (slowloris): Node holds a stalled request for up to requestTimeout (300 s by default); here a
  * connection may stay silent for at most HTTP_IDLE_TIMEOUT_MS while its request is still arriving:
  * - a new connection that sends no complete head in that time is closed (no request exists to answer);
  * - a request whose body stalls is answered 408 `request-timeout` with `Connection: close`; the socket then

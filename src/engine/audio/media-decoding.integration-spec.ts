@@ -49,7 +49,7 @@ describe('media probe', () => {
   });
 });
 
-describe('duration of containers that do not state it (issue 19)', () => {
+describe('duration of containers that do not state it (measured, for the gates at upload)', () => {
   let dir: string;
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stt-duration-'));

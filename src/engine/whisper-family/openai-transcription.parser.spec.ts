@@ -23,7 +23,7 @@ describe('parseTranscriptionResponse', () => {
     expect(out).toEqual({
       language: 'en',
       words: [
-        // confidence: the mean of the word's token probabilities (issue 11 item 6)
+        // confidence: the mean of the word's token probabilities (the word's confidence in the API)
         { word: 'Asked', start: 0.1, end: 0.5, confidence: 0.8 },
         { word: 'not', start: 0.6, end: 0.9, confidence: 0.9 },
       ],

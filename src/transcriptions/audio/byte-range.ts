@@ -6,7 +6,7 @@ export interface ByteRange {
 
 /**
  * The longest `Range` value read. One plain byte range of two 16-digit offsets with generous whitespace fits
- * easily; a longer value is ignored unread (issue 19: a 15,000-character value held the event loop).
+ * easily; a longer value is ignored unread (a 15,000-character value used to hold the event loop).
  */
 export const MAX_RANGE_HEADER_LENGTH = 200;
 

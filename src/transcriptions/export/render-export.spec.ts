@@ -22,7 +22,7 @@ describe('renderExport', () => {
     expect(rendered.body.includes(Buffer.from('Zürich', 'utf8'))).toBe(true);
   });
 
-  it('covers exactly the five formats of the spec', () => {
+  it('covers exactly the five formats openapi.yaml lists', () => {
     expect(EXPORT_FORMATS).toEqual(['txt', 'srt', 'vtt', 'json', 'docx']);
     expect(isExportFormat('srt')).toBe(true);
     expect(isExportFormat('pdf')).toBe(false);

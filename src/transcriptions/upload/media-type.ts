@@ -1,7 +1,7 @@
 import { filetypeinfo } from 'magic-bytes.js';
 import type { MediaProbe } from '../../engine/audio/media-probe';
 
-/** The upload kinds of the spec, recognised from the bytes (magic numbers), never from the file name. */
+/** The upload kinds the API accepts, recognised from the bytes (magic numbers), never from the file name. */
 const ACCEPTED_BY_SIGNATURE: Record<string, string> = {
   mp3: 'audio/mpeg',
   wav: 'audio/wav',

@@ -51,7 +51,7 @@ const KNOWN_FIELDS = new Set([
   'multichannel',
 ]);
 
-/** Reads and checks the text fields of an upload; each failure is the problem the spec names for it. */
+/** Reads and checks the text fields of an upload; each failure is the problem openapi.yaml names for it. */
 export function parseUploadOptions(fields: Record<string, string>): UploadOptions {
   const unknown = Object.keys(fields).filter((name) => !KNOWN_FIELDS.has(name));
   if (unknown.length > 0) {
