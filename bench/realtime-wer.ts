@@ -4,7 +4,7 @@
  * through /v1/realtime (16 kHz PCM in 100 ms appends, server VAD on, then closed) and read back as the session's
  * stored transcription.
  *
- *   npx tsc -p tsconfig.bench.json && SHARED_DIR=/work/shared node dist-bench/bench/realtime-wer.js [--tier standard]
+ *   npx tsc -p tsconfig.bench.json && SHARED_DIR=/work/shared node dist-bench/bench/realtime-wer.js [--tier standard] [--silence-ms 500]
  *
  * Appends go out as fast as the session takes them (each clip is far shorter than the input buffer): the text
  * does not depend on the pace, only the latency does (bench/realtime.ts measures that).
@@ -20,7 +20,12 @@ import { overallWordErrorRate, wordErrorRate, type WordErrorRate } from './lib/w
 const APPEND_BYTES = 3200; // 100 ms of 16 kHz PCM16
 
 /** Streams a clip as one session; resolves with the session's transcription id once the socket closed. */
-async function streamClip(target: ServiceTarget, tier: string, pcm: Int16Array): Promise<string> {
+async function streamClip(
+  target: ServiceTarget,
+  tier: string,
+  pcm: Int16Array,
+  silenceMs: number | undefined,
+): Promise<string> {
   const socket = new WebSocket(`${target.baseUrl.replace('http', 'ws')}/v1/realtime?model=${tier}`, {
     headers: { Authorization: `Bearer ${target.apiKey}` },
   });
@@ -40,7 +45,18 @@ async function streamClip(target: ServiceTarget, tier: string, pcm: Int16Array):
   socket.send(
     JSON.stringify({
       type: 'session.update',
-      session: { type: 'transcription', audio: { input: { format: { type: 'audio/pcm', rate: 16000 } } } },
+      session: {
+        type: 'transcription',
+        audio: {
+          input: {
+            format: { type: 'audio/pcm', rate: 16000 },
+            // --silence-ms: how much silence ends an utterance (the session's default when not given).
+            ...(silenceMs === undefined
+              ? {}
+              : { turn_detection: { type: 'server_vad', silence_duration_ms: silenceMs } }),
+          },
+        },
+      },
     }),
   );
   await waitFor('session.updated');
@@ -82,6 +98,8 @@ interface Row {
 
 async function main(): Promise<void> {
   const tier = argument('--tier') ?? 'standard';
+  const silenceArgument = argument('--silence-ms');
+  const silenceMs = silenceArgument === undefined ? undefined : Number(silenceArgument);
   const machine = machineInfo();
   const directory = benchTempDir('realtime-wer');
   try {
@@ -94,7 +112,7 @@ async function main(): Promise<void> {
       for (const clip of clips) {
         const fileRun = await transcribeThroughService(target, clip.file, { model: tier });
         const fileText = fileRun.transcription.resultText ?? '';
-        const streamedText = await completedText(target, await streamClip(target, tier, clip.pcm));
+        const streamedText = await completedText(target, await streamClip(target, tier, clip.pcm, silenceMs));
         measured.push({
           path: clip.path,
           file: wordErrorRate(clip.reference, fileText),
@@ -129,12 +147,18 @@ async function main(): Promise<void> {
       ],
     );
     const markdown = [
-      `${rows.length} human-reference clips, tier ${tier}, one ROLE=all service (${machine.cpuModel}, ${machine.cpus} CPUs);`,
+      `${rows.length} human-reference clips, tier ${tier}, silence ${silenceMs ?? 'default'} ms, one ROLE=all service (${machine.cpuModel}, ${machine.cpus} CPUs);`,
       `load average at start ${loadAtStart}, at end ${loadAverage()}. Streamed − file: ${fixed((streamedOverall - fileOverall) * 100, 1)} points.`,
       '',
       table,
     ].join('\n');
-    publish('realtime-wer', markdown, { tier, fileOverall, streamedOverall, rows });
+    publish('realtime-wer', markdown, {
+      tier,
+      silenceMs: silenceMs ?? null,
+      fileOverall,
+      streamedOverall,
+      rows,
+    });
   } finally {
     fs.rmSync(directory, { recursive: true, force: true });
   }

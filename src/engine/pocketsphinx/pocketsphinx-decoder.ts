@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { EngineError } from '../engine.types';
 import type { PocketSphinxSettings } from '../engine-settings';
 import {
+  liveCepstralMeanHandle,
   loadPocketSphinx,
   NGRAM_ARPA,
   type NativeHandle,
@@ -209,6 +210,22 @@ export class PocketSphinxDecoder {
     if (this.api.ps_start_stream(decoder) < 0 || this.api.ps_start_utt(decoder) < 0) {
       throw new EngineError('ENGINE_FAILED', 'PocketSphinx failed to start an utterance');
     }
+  }
+
+  /**
+   * Starts live cepstral mean normalisation from `mean` instead of the acoustic model's prior, if the decoder's
+   * mean is still exactly `expectedPrior` (so a different model, or a sphinxbase whose layout is not the one
+   * liveCepstralMeanHandle reads, is left alone). The running mean then adapts from there as before. Returns
+   * whether the mean was replaced. (-cmninit cannot do this: the model's feat.params overrides it.)
+   */
+  seedLiveCepstralMean(expectedPrior: readonly number[], mean: readonly number[]): boolean {
+    const { cmn, length } = liveCepstralMeanHandle(this.api.ps_get_feat(this.handle()));
+    if (!cmn || length !== mean.length || length !== expectedPrior.length) return false;
+    const current = new Float32Array(length);
+    this.api.cmn_live_get(cmn, current);
+    if (!expectedPrior.every((value, index) => Math.abs(current[index] - value) < 0.005)) return false;
+    this.api.cmn_live_set(cmn, Float32Array.from(mean));
+    return true;
   }
 
   feed(samples: Int16Array): void {

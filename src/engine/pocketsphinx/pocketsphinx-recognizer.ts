@@ -45,7 +45,14 @@ export class PocketSphinxRecognizer implements Recognizer {
   private readonly vocabularyByToken = new Map<string, VocabularyEntry>();
   private appliedVocabulary: string | null = null;
 
-  constructor(private readonly settings: PocketSphinxSettings) {}
+  /**
+   * `liveCepstralMean`: live sessions start each decoder's cepstral mean from a typical speech mean instead of
+   * the model's prior (PocketSphinxDecoder.seedLiveCepstralMean); file jobs normalise each chunk by its own mean.
+   */
+  constructor(
+    private readonly settings: PocketSphinxSettings,
+    private readonly liveCepstralMean?: { modelPrior: readonly number[]; speechMean: readonly number[] },
+  ) {}
 
   async recognize(chunk: RecognitionChunk, options: RecognitionOptions): Promise<RecognitionOutput> {
     const language = resolveEnglish(options.language);
@@ -100,11 +107,19 @@ export class PocketSphinxRecognizer implements Recognizer {
       this.decoder = null;
       this.vocabularyByToken.clear();
     }
-    const decoder = (this.decoder ??= new PocketSphinxDecoder(this.settings));
+    const decoder = (this.decoder ??= this.createDecoder());
     const entries = buildVocabularyEntries(vocabulary, (word) => decoder.lookup(word));
     const added = new Set(decoder.addWords(entries, this.settings.vocabularyWeight));
     for (const entry of entries) if (added.has(entry.token)) this.vocabularyByToken.set(entry.token, entry);
     this.appliedVocabulary = key;
+    return decoder;
+  }
+
+  private createDecoder(): PocketSphinxDecoder {
+    const decoder = new PocketSphinxDecoder(this.settings);
+    if (this.liveCepstralMean) {
+      decoder.seedLiveCepstralMean(this.liveCepstralMean.modelPrior, this.liveCepstralMean.speechMean);
+    }
     return decoder;
   }
 

@@ -41,6 +41,12 @@ export interface PocketSphinxApi {
   ps_set_search(decoder: NativeHandle, searchName: string): number;
   ps_unset_search(decoder: NativeHandle, searchName: string): number;
   ps_get_logmath(decoder: NativeHandle): NativeHandle;
+  /** The decoder's feature computation (sphinxbase feat_t), which owns the live cepstral mean. */
+  ps_get_feat(decoder: NativeHandle): NativeHandle;
+  /** Copies the live cepstral mean (veclen floats) into `mean`. */
+  cmn_live_get(cmn: NativeHandle, mean: Float32Array): void;
+  /** Replaces the live cepstral mean, weighted as the running mean's full window (500 frames). */
+  cmn_live_set(cmn: NativeHandle, mean: Float32Array): void;
   ngram_model_read(
     config: NativeHandle,
     path: string,
@@ -64,6 +70,21 @@ export interface PocketSphinxApi {
 /** sphinxbase's ngram_file_type_t: NGRAM_ARPA, the text format. */
 export const NGRAM_ARPA = 1;
 
+/**
+ * Where sphinxbase 5prealpha's feat_t keeps its cmn_t pointer (x86-64/arm64 layout: after eleven fields and the
+ * compute_feat function pointer), and where cmn_t keeps veclen. No accessor is exported, so the live cepstral
+ * mean is reached through these offsets; the reader checks what it finds (PocketSphinxDecoder.seedLiveCepstralMean).
+ */
+export const FEAT_CMN_STRUCT_OFFSET = 88;
+export const CMN_VECLEN_OFFSET = 28;
+
+/** The cmn_t a feat_t points to, and its vector length (0 when the pointer is null). */
+export function liveCepstralMeanHandle(feat: NativeHandle): { cmn: NativeHandle | null; length: number } {
+  const cmn = koffi.decode(feat, FEAT_CMN_STRUCT_OFFSET, 'void*') as NativeHandle | null;
+  if (!cmn) return { cmn: null, length: 0 };
+  return { cmn, length: koffi.decode(cmn, CMN_VECLEN_OFFSET, 'int32_t') as number };
+}
+
 /** The functions that live in libsphinxbase rather than libpocketsphinx. */
 type SphinxbaseFunction =
   | 'cmd_ln_parse_r'
@@ -74,7 +95,9 @@ type SphinxbaseFunction =
   | 'ngram_model_get_size'
   | 'ngram_model_retain'
   | 'ngram_model_free'
-  | 'logmath_exp';
+  | 'logmath_exp'
+  | 'cmn_live_get'
+  | 'cmn_live_set';
 
 const POCKETSPHINX_SIGNATURES: Record<Exclude<keyof PocketSphinxApi, SphinxbaseFunction>, string> = {
   ps_args: 'void* ps_args()',
@@ -97,6 +120,7 @@ const POCKETSPHINX_SIGNATURES: Record<Exclude<keyof PocketSphinxApi, SphinxbaseF
   ps_set_search: 'int ps_set_search(void*, const char*)',
   ps_unset_search: 'int ps_unset_search(void*, const char*)',
   ps_get_logmath: 'void* ps_get_logmath(void*)',
+  ps_get_feat: 'void* ps_get_feat(void*)',
 };
 
 const SPHINXBASE_SIGNATURES: Record<SphinxbaseFunction, string> = {
@@ -109,6 +133,8 @@ const SPHINXBASE_SIGNATURES: Record<SphinxbaseFunction, string> = {
   ngram_model_retain: 'void* ngram_model_retain(void*)',
   ngram_model_free: 'int ngram_model_free(void*)',
   logmath_exp: 'double logmath_exp(void*, int32_t)',
+  cmn_live_get: 'void cmn_live_get(void*, float*)',
+  cmn_live_set: 'void cmn_live_set(void*, const float*)',
 };
 
 const loaded = new Map<string, PocketSphinxApi>();
