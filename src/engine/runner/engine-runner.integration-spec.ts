@@ -103,7 +103,9 @@ describe('EngineRunner (child process)', () => {
     } finally {
       fs.rmSync(directory, { recursive: true, force: true });
     }
-  });
+    // Ten hours of audio are decoded and scanned for speech: about 60 s of CPU here at a load of 4, so the
+    // guard is generous; the test asserts memory, not time.
+  }, 240_000);
 
   describe('deadline', () => {
     // A child that speaks the runner's protocol: it states a 10-minute file at once, then answers after 3 s.
