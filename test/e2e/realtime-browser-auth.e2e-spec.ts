@@ -203,6 +203,8 @@ describe('Realtime sessions from browsers: client secrets and the session cookie
       [{ expires_after: { seconds: 5 } }, 'expires_after.seconds'],
       [{ expires_after: { seconds: 7201 } }, 'expires_after.seconds'],
       [{ expires_after: { anchor: 'now' } }, 'expires_after.anchor'],
+      [{ expires_after: null }, 'expires_after'],
+      [{ expires_after: { seconds: null } }, 'expires_after.seconds'],
       [{ session: { type: 'realtime' } }, 'session.type'],
       [
         { session: { audio: { input: { format: { type: 'audio/pcm', rate: 44100 } } } } },

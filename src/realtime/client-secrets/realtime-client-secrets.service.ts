@@ -149,12 +149,13 @@ interface RealtimeClientSecretRow {
 }
 
 function parseExpiresAfter(value: unknown): number {
-  if (value === undefined || value === null) return CLIENT_SECRET_DEFAULT_SECONDS;
+  // Absent means OpenAI's default; null is refused like any other non-object (the contract has no null here).
+  if (value === undefined) return CLIENT_SECRET_DEFAULT_SECONDS;
   if (!isRecord(value)) throw ProblemException.field('expires_after', 'expires_after must be an object.');
   if (value.anchor !== undefined && value.anchor !== 'created_at') {
     throw ProblemException.field('expires_after.anchor', 'expires_after.anchor must be "created_at".');
   }
-  const seconds = value.seconds ?? CLIENT_SECRET_DEFAULT_SECONDS;
+  const seconds = value.seconds === undefined ? CLIENT_SECRET_DEFAULT_SECONDS : value.seconds;
   if (
     typeof seconds !== 'number' ||
     !Number.isInteger(seconds) ||
