@@ -17,6 +17,7 @@ import { PocketSphinxRecognizer } from '../src/engine/pocketsphinx/pocketsphinx-
 import { POCKETSPHINX_SEARCH_PRESETS } from '../src/engine/pocketsphinx/search-presets';
 import { createSherpaVad, type SherpaVad } from '../src/engine/speech/sherpa-vad.binding';
 import { LIVE_POCKETSPHINX_SEARCH } from '../src/realtime/recognition/live-decoding';
+import { createLiveRecognizer } from '../src/realtime/recognition/live-recognizer';
 import {
   LIVE_SAMPLE_RATE,
   LiveTranscriber,
@@ -60,9 +61,10 @@ function timed<T>(add: (ms: number) => void, run: () => T): T {
 }
 
 /** The recogniser with each live call timed. */
-function timedRecognizer(recognizer: PocketSphinxRecognizer, timings: Timings): LiveRecognizer {
+function timedRecognizer(recognizer: LiveRecognizer, timings: Timings): LiveRecognizer {
   return {
     startUtterance: (vocabulary) => recognizer.startUtterance(vocabulary),
+    abandonUtterance: () => recognizer.abandonUtterance(),
     feed: (samples) =>
       timed(
         (ms) => (timings.feedMs += ms),
@@ -123,7 +125,7 @@ interface SettingRun {
 }
 
 /** Streams `pcm` through a fresh live transcriber as fast as it goes; returns the recognised text. */
-function stream(recognizer: PocketSphinxRecognizer, pcm: Int16Array, timings: Timings): string[] {
+function stream(recognizer: LiveRecognizer, pcm: Int16Array, timings: Timings): string[] {
   const transcriber = new LiveTranscriber(
     timedRecognizer(recognizer, timings),
     { turnDetection: TURN, vocabulary: [], partialIntervalMs: 500, maxUtteranceSeconds: 25 },
@@ -147,28 +149,43 @@ function stream(recognizer: PocketSphinxRecognizer, pcm: Int16Array, timings: Ti
   return words;
 }
 
+/**
+ * A session's recogniser: `sessions` is what the realtime threads create (createLiveRecognizer: a fresh one per
+ * session); the other settings are a plain PocketSphinx recogniser with the model's prior mean, kept across
+ * sessions (the comparison the earlier runs made).
+ */
+type RecognizerSource = { sessions: true } | { pocketsphinx: PocketSphinxSettings };
+
 function runSetting(
   label: string,
-  pocketsphinx: PocketSphinxSettings,
+  source: RecognizerSource,
   pcm: Int16Array,
   clips: ReadonlyArray<{ reference: string; pcm: Int16Array }>,
 ): SettingRun {
   const timings: Timings = { vadMs: 0, feedMs: 0, partialMs: 0, endMs: [], utterances: 0, partials: 0 };
-  const recognizer = new PocketSphinxRecognizer(pocketsphinx);
-  // Model load outside the measurement, as the thread does before it reports ready.
-  recognizer.startUtterance([]);
-  recognizer.endUtterance(0);
+  const base = defaultEngineSettings().pocketsphinx;
+  // Model loads happen outside the measurement, as a session's thread loads them before it reports ready.
+  let shared: PocketSphinxRecognizer | null = null;
+  if ('pocketsphinx' in source) {
+    shared = new PocketSphinxRecognizer(source.pocketsphinx);
+    shared.startUtterance([]);
+    shared.abandonUtterance();
+  }
+  const sessions = [pcm, ...clips.map((clip) => clip.pcm)]
+    .filter((audio) => audio.length > 0)
+    .map(() => shared ?? createLiveRecognizer(base, []));
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   // The timed audio: the long speech, then each clip (whose text is scored) in its own session.
-  if (pcm.length > 0) stream(recognizer, pcm, timings);
-  const results = clips.map((clip) =>
-    wordErrorRate(clip.reference, stream(recognizer, clip.pcm, timings).join(' ')),
+  if (pcm.length > 0) stream(sessions[0], pcm, timings);
+  const offset = pcm.length > 0 ? 1 : 0;
+  const results = clips.map((clip, index) =>
+    wordErrorRate(clip.reference, stream(sessions[index + offset], clip.pcm, timings).join(' ')),
   );
   const wallSeconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const { utterances, partials } = timings;
-  void recognizer.close();
+  void shared?.close();
   console.error(
     `[bench] ${label}: CPU ${(cpu.user + cpu.system) / 1e6} s, wall ${wallSeconds} s, WER ${overallWordErrorRate(results)}`,
   );
@@ -199,20 +216,25 @@ async function main(): Promise<void> {
       pcm: pcm16k(clip.file, directory),
     }));
     const base = defaultEngineSettings().pocketsphinx;
-    const settings: Array<[string, PocketSphinxSettings]> = [
-      ['file default (fwdflat on)', base],
-      ['live (default beams, fwdflat off)', { ...base, search: LIVE_POCKETSPHINX_SEARCH }],
+    const unlimitedExits = { ...LIVE_POCKETSPHINX_SEARCH, maxwpf: -1 };
+    const settings: Array<[string, RecognizerSource]> = [
+      ['sessions (live search, seeded mean, first speech re-decoded)', { sessions: true }],
+      ['file default (fwdflat on), prior mean', { pocketsphinx: base }],
+      ['default beams, fwdflat off, prior mean', { pocketsphinx: { ...base, search: unlimitedExits } }],
+      ['live search (maxwpf 20, fwdflat off), prior mean', { pocketsphinx: { ...base, search: LIVE_POCKETSPHINX_SEARCH } }],
       [
-        'default beams, maxwpf 20, fwdflat off',
-        { ...base, search: { ...LIVE_POCKETSPHINX_SEARCH, maxwpf: 20 } },
+        'live search, topn 2, prior mean',
+        { pocketsphinx: { ...base, search: { ...LIVE_POCKETSPHINX_SEARCH, topn: 2 } } },
       ],
-      ['default beams, topn 2, fwdflat off', { ...base, search: { ...LIVE_POCKETSPHINX_SEARCH, topn: 2 } }],
-      ['fast (fwdflat off)', { ...base, search: { ...POCKETSPHINX_SEARCH_PRESETS.fast, fwdflat: false } }],
+      [
+        'fast (fwdflat off), prior mean',
+        { pocketsphinx: { ...base, search: { ...POCKETSPHINX_SEARCH_PRESETS.fast, fwdflat: false } } },
+      ],
     ];
     const loadAtStart = loadAverage();
     const runs = settings
       .filter(([label]) => !only || label.includes(only))
-      .map(([label, pocketsphinx]) => runSetting(label, pocketsphinx, pcm, clips));
+      .map(([label, source]) => runSetting(label, source, pcm, clips));
     const rows = runs.map((run) => {
       const perAudio = (ms: number) => fixed(ms / 1000 / run.audioSeconds, 3);
       return [

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { EngineError } from '../engine.types';
 import type { PocketSphinxSettings } from '../engine-settings';
 import {
+  liveCepstralMeanAccumulator,
   liveCepstralMeanHandle,
   loadPocketSphinx,
   NGRAM_ARPA,
@@ -29,6 +30,10 @@ export interface DecodedSegment {
 
 export const FRAMES_PER_SECOND = 100;
 const DEFAULT_SEARCH = '_default';
+/** sphinxbase's cmn_prior window: cmn_live_set weighs a mean as this many frames (CMN_WIN) … */
+const LIVE_MEAN_SET_FRAMES = 500;
+/** … and the running sum decays back to that weight once it holds more than this many (CMN_WIN_HWM). */
+const LIVE_MEAN_WINDOW_HIGH_WATER = 800;
 const VOCABULARY_MODEL = 'vocabulary';
 const GENERIC_MODEL = 'generic';
 
@@ -44,6 +49,10 @@ export class PocketSphinxDecoder {
   private readonly api: PocketSphinxApi;
   private decoder: NativeHandle | null;
   private readonly config: NativeHandle;
+  /** Whether seedLiveCepstralMean found and replaced the prior (the struct layout it reads is the expected one). */
+  private liveMeanSeeded = false;
+  /** A mean adoptLiveInputMean measured, set when the open utterance ends. */
+  private pendingMean: Float32Array | null = null;
 
   constructor(settings: PocketSphinxSettings) {
     try {
@@ -225,7 +234,40 @@ export class PocketSphinxDecoder {
     this.api.cmn_live_get(cmn, current);
     if (!expectedPrior.every((value, index) => Math.abs(current[index] - value) < 0.005)) return false;
     this.api.cmn_live_set(cmn, Float32Array.from(mean));
+    this.liveMeanSeeded = true;
     return true;
+  }
+
+  /**
+   * Replaces the live cepstral mean by the mean of the frames it took in since it was last set (seeded or
+   * adopted), i.e. of the speech fed since then; call it with the utterance still open (ending one moves the
+   * mean). Returns false, changing nothing, unless the decoder was seeded (so the struct layout was checked),
+   * at least `minimumFrames` frames came in, and the running mean has not yet shifted its window (sphinxbase
+   * decays the sum once it holds more than 800 frames: 3 s of speech after a set).
+   */
+  adoptLiveInputMean(minimumFrames: number): boolean {
+    if (!this.liveMeanSeeded) return false;
+    const { cmn, length } = liveCepstralMeanHandle(this.api.ps_get_feat(this.handle()));
+    if (!cmn) return false;
+    const accumulated = liveCepstralMeanAccumulator(cmn, length);
+    const frames = (accumulated?.frames ?? 0) - LIVE_MEAN_SET_FRAMES;
+    if (!accumulated || frames < minimumFrames || accumulated.frames > LIVE_MEAN_WINDOW_HIGH_WATER) return false;
+    const current = new Float32Array(length);
+    this.api.cmn_live_get(cmn, current);
+    const inputMean = accumulated.sum.map(
+      (sum, index) => (sum - current[index] * LIVE_MEAN_SET_FRAMES) / frames,
+    );
+    if (!inputMean.every(Number.isFinite)) return false;
+    this.pendingMean = Float32Array.from(inputMean);
+    return true;
+  }
+
+  /** Ends the open utterance without reading its words (a restart, or a client's clear). */
+  abandonUtterance(): void {
+    if (this.api.ps_end_utt(this.handle()) < 0) {
+      throw new EngineError('ENGINE_FAILED', 'PocketSphinx failed to end an utterance');
+    }
+    this.applyPendingMean();
   }
 
   feed(samples: Int16Array): void {
@@ -244,7 +286,17 @@ export class PocketSphinxDecoder {
     if (this.api.ps_end_utt(this.handle()) < 0) {
       throw new EngineError('ENGINE_FAILED', 'PocketSphinx failed to end an utterance');
     }
-    return this.segments();
+    const segments = this.segments();
+    this.applyPendingMean();
+    return segments;
+  }
+
+  /** An adopted mean takes effect once the utterance ended (ps_end_utt updates the running mean itself). */
+  private applyPendingMean(): void {
+    if (!this.pendingMean) return;
+    const { cmn } = liveCepstralMeanHandle(this.api.ps_get_feat(this.handle()));
+    if (cmn) this.api.cmn_live_set(cmn, this.pendingMean);
+    this.pendingMean = null;
   }
 
   private segments(): DecodedSegment[] {

@@ -88,6 +88,19 @@ export class PocketSphinxRecognizer implements Recognizer {
     return this.toWords(this.liveDecoder().endUtterance(), offset);
   }
 
+  /** Ends the open utterance without its words. */
+  abandonUtterance(): void {
+    this.liveDecoder().abandonUtterance();
+  }
+
+  /**
+   * From the end of the open utterance on, normalise with the mean of the speech fed since the decoder's mean
+   * was seeded (PocketSphinxDecoder.adoptLiveInputMean); false when that could not be measured.
+   */
+  adoptSpeechMean(minimumFrames: number): boolean {
+    return this.liveDecoder().adoptLiveInputMean(minimumFrames);
+  }
+
   private liveDecoder(): PocketSphinxDecoder {
     if (!this.decoder) throw new EngineError('ENGINE_FAILED', 'no utterance was started');
     return this.decoder;

@@ -77,12 +77,31 @@ export const NGRAM_ARPA = 1;
  */
 export const FEAT_CMN_STRUCT_OFFSET = 88;
 export const CMN_VECLEN_OFFSET = 28;
+/** cmn_t's running sum of the normalised frames' cepstra (an mfcc_t pointer) and the frame count it holds. */
+export const CMN_SUM_OFFSET = 16;
+export const CMN_NFRAME_OFFSET = 24;
 
 /** The cmn_t a feat_t points to, and its vector length (0 when the pointer is null). */
 export function liveCepstralMeanHandle(feat: NativeHandle): { cmn: NativeHandle | null; length: number } {
   const cmn = koffi.decode(feat, FEAT_CMN_STRUCT_OFFSET, 'void*') as NativeHandle | null;
   if (!cmn) return { cmn: null, length: 0 };
   return { cmn, length: koffi.decode(cmn, CMN_VECLEN_OFFSET, 'int32_t') as number };
+}
+
+/**
+ * What the running mean has accumulated: the sum of the cepstra it took in (cmn_live_set starts it at
+ * mean × 500 with 500 frames) and the number of frames. Read only through a handle liveCepstralMeanHandle found.
+ */
+export function liveCepstralMeanAccumulator(
+  cmn: NativeHandle,
+  length: number,
+): { sum: number[]; frames: number } | null {
+  const sum = koffi.decode(cmn, CMN_SUM_OFFSET, 'void*') as NativeHandle | null;
+  if (!sum) return null;
+  return {
+    sum: koffi.decode(sum, 'float', length) as number[],
+    frames: koffi.decode(cmn, CMN_NFRAME_OFFSET, 'int32_t') as number,
+  };
 }
 
 /** The functions that live in libsphinxbase rather than libpocketsphinx. */

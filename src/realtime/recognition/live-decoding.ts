@@ -4,12 +4,16 @@ import {
 } from '../../engine/pocketsphinx/search-presets';
 
 /**
- * The decoder's search for live sessions: the file jobs' beams without the second (flat-lexicon) pass. That
- * pass re-searches the whole utterance once it ends, so it is paid while the client waits for the final item,
- * and, with several sessions per core, it is what makes recognition fall behind (bench/realtime-capacity.ts).
+ * The decoder's search for live sessions: the file jobs' beams without the second (flat-lexicon) pass, and at
+ * most 20 distinct words leaving the search per frame. Both bound what ending an utterance costs, which the
+ * client waits for: the flat pass re-searches the whole utterance, and the unlimited word exits made the
+ * lattice of a 25 s utterance take 5.5–6.2 s of CPU for its word posteriors (0.3 s with the cap), enough to put
+ * four sessions on two cores 10 s behind (bench/realtime-capacity.ts, docs/benchmarks.md). The cap did not
+ * change the streamed WER.
  */
 export const LIVE_POCKETSPHINX_SEARCH: PocketSphinxSearchSettings = {
   ...POCKETSPHINX_SEARCH_PRESETS.default,
+  maxwpf: 20,
   fwdflat: false,
 };
 

@@ -3,10 +3,9 @@
  * thread, so it never runs on the API's event loop.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { PocketSphinxRecognizer } from '../../engine/pocketsphinx/pocketsphinx-recognizer';
 import { createSherpaVad } from '../../engine/speech/sherpa-vad.binding';
 import type { LiveRecognitionSpec, LiveReply, LiveRequest } from './live-recognition-messages';
-import { LIVE_CEPSTRAL_MEAN, LIVE_POCKETSPHINX_SEARCH } from './live-decoding';
+import { createLiveRecognizer } from './live-recognizer';
 import { LIVE_SAMPLE_RATE, LiveTranscriber, type LiveEvent, type TurnDetection } from './live-transcriber';
 import { diarizeSessionAudio } from './session-diarization';
 
@@ -16,13 +15,7 @@ const spec = workerData as LiveRecognitionSpec;
 const send = (reply: LiveReply): void => port.postMessage(reply);
 
 try {
-  const recognizer = new PocketSphinxRecognizer(
-    { ...spec.pocketsphinx, search: LIVE_POCKETSPHINX_SEARCH },
-    LIVE_CEPSTRAL_MEAN,
-  );
-  // Loading the models takes a moment: done now, so the first words are not late.
-  recognizer.startUtterance(spec.live.vocabulary);
-  recognizer.endUtterance(0);
+  const recognizer = createLiveRecognizer(spec.pocketsphinx, spec.live.vocabulary);
   const createVad = (turn: TurnDetection) =>
     createSherpaVad(
       {

@@ -11,6 +11,7 @@ function fakeRecognizer(): LiveRecognizer & { fed: number } {
       return `heard ${this.fed}`;
     },
     endUtterance: () => [],
+    abandonUtterance() {},
   };
 }
 

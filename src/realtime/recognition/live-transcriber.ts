@@ -14,6 +14,8 @@ export interface LiveRecognizer {
   feed(samples: Int16Array): void;
   partialText(): string;
   endUtterance(offsetSeconds: number): RecognizedWord[];
+  /** Ends the open utterance, its words unread. */
+  abandonUtterance(): void;
 }
 
 export interface TurnDetection {
@@ -112,7 +114,7 @@ export class LiveTranscriber {
   /** Drops the open utterance unrecognised (a client's clear); speech goes on being detected afresh. */
   clear(): void {
     if (this.utteranceStart !== null) {
-      this.recognizer.endUtterance(0);
+      this.recognizer.abandonUtterance();
       this.utteranceStart = null;
     }
     this.position += this.remainder.length;
