@@ -28,9 +28,10 @@ import type { LiveSessionHandle, RealtimeSessionsService } from './realtime-sess
 
 /**
  * A partial hypothesis after every this much speech. Below the promised 500 ms: audio arrives in appends (often
- * 100 ms), so a partial goes out with the append that crosses the mark, and the time between two varies by one.
+ * 100 ms), so a partial goes out with the append that crosses the mark, and the time between two varies by one
+ * append plus the decoder's jitter (a 400 ms grid measured p95 502 ms at four sessions, docs/benchmarks.md).
  */
-export const PARTIAL_INTERVAL_MS = 400;
+export const PARTIAL_INTERVAL_MS = 300;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** Client events of OpenAI's conversation sessions, which a transcription session does not take. */
 const CONVERSATION_EVENTS = new Set([

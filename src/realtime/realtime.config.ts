@@ -16,7 +16,7 @@ export class RealtimeConfig {
 
   /**
    * Realtime sessions one API process serves at once (each decodes on its own thread). Unset: what the cores
-   * sustain at a session's measured cost (realtime/recognition/live-decoding.ts: 3 on 2 cores). Over it a new
+   * sustain at a session's measured cost (realtime/recognition/live-decoding.ts: 4 on 2 cores). Over it a new
    * session is refused at open.
    */
   @IsOptional()

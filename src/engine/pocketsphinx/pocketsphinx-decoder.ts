@@ -30,10 +30,8 @@ export interface DecodedSegment {
 
 export const FRAMES_PER_SECOND = 100;
 const DEFAULT_SEARCH = '_default';
-/** sphinxbase's cmn_prior window: cmn_live_set weighs a mean as this many frames (CMN_WIN) … */
+/** sphinxbase's cmn_prior window (CMN_WIN): cmn_live_set, and each window shift, weigh the mean as this many frames. */
 const LIVE_MEAN_SET_FRAMES = 500;
-/** … and the running sum decays back to that weight once it holds more than this many (CMN_WIN_HWM). */
-const LIVE_MEAN_WINDOW_HIGH_WATER = 800;
 const VOCABULARY_MODEL = 'vocabulary';
 const GENERIC_MODEL = 'generic';
 
@@ -241,9 +239,10 @@ export class PocketSphinxDecoder {
   /**
    * Replaces the live cepstral mean by the mean of the frames it took in since it was last set (seeded or
    * adopted), i.e. of the speech fed since then; call it with the utterance still open (ending one moves the
-   * mean). Returns false, changing nothing, unless the decoder was seeded (so the struct layout was checked),
-   * at least `minimumFrames` frames came in, and the running mean has not yet shifted its window (sphinxbase
-   * decays the sum once it holds more than 800 frames: 3 s of speech after a set).
+   * mean). Returns false, changing nothing, unless the decoder was seeded (so the struct layout was checked) and
+   * at least `minimumFrames` frames came in. Once the running sum holds more than 800 frames (3 s of speech
+   * after a set) sphinxbase shifts its window (the sum decays to the mean's weight of 500 frames), after which
+   * this is the mean of the frames since that shift: adopt within 3 s for the mean of all of them.
    */
   adoptLiveInputMean(minimumFrames: number): boolean {
     if (!this.liveMeanSeeded) return false;
@@ -251,15 +250,25 @@ export class PocketSphinxDecoder {
     if (!cmn) return false;
     const accumulated = liveCepstralMeanAccumulator(cmn, length);
     const frames = (accumulated?.frames ?? 0) - LIVE_MEAN_SET_FRAMES;
-    if (!accumulated || frames < minimumFrames || accumulated.frames > LIVE_MEAN_WINDOW_HIGH_WATER) return false;
+    if (!accumulated || frames < minimumFrames) return false;
     const current = new Float32Array(length);
     this.api.cmn_live_get(cmn, current);
+    // The sum started at mean × 500 (set, or shifted), so what is beyond that came from the frames.
     const inputMean = accumulated.sum.map(
       (sum, index) => (sum - current[index] * LIVE_MEAN_SET_FRAMES) / frames,
     );
     if (!inputMean.every(Number.isFinite)) return false;
     this.pendingMean = Float32Array.from(inputMean);
     return true;
+  }
+
+  /** The cepstral mean the decoder normalises with now (after a file chunk: that chunk's own mean). */
+  cepstralMean(): number[] | null {
+    const { cmn, length } = liveCepstralMeanHandle(this.api.ps_get_feat(this.handle()));
+    if (!cmn) return null;
+    const mean = new Float32Array(length);
+    this.api.cmn_live_get(cmn, mean);
+    return Array.from(mean);
   }
 
   /** Ends the open utterance without reading its words (a restart, or a client's clear). */

@@ -2,8 +2,8 @@ import { defaultLiveSessionCapacity } from './live-decoding';
 
 describe('defaultLiveSessionCapacity', () => {
   it('admits what the cores sustain at the measured cost per session, at least one', () => {
-    expect(defaultLiveSessionCapacity(1)).toBe(1);
-    expect(defaultLiveSessionCapacity(2)).toBe(3);
-    expect(defaultLiveSessionCapacity(8)).toBe(12);
+    expect(defaultLiveSessionCapacity(1)).toBe(2);
+    expect(defaultLiveSessionCapacity(2)).toBe(4);
+    expect(defaultLiveSessionCapacity(8)).toBe(16);
   });
 });

@@ -12,6 +12,7 @@ export interface MeanAdaptableRecognizer extends LiveRecognizer {
  * before it first shifts its window (300 frames after a set), so the measured mean is exactly that speech's.
  */
 export const SPEECH_MEAN_ADAPTATION_SECONDS = 3;
+const ADAPTATION_SAMPLES = SPEECH_MEAN_ADAPTATION_SECONDS * LIVE_SAMPLE_RATE;
 /** Fewer frames than this say little about the speaker: the seeded mean is kept (0.2 s). */
 const MINIMUM_SPEECH_FRAMES = 20;
 
@@ -40,11 +41,19 @@ export class SpeechMeanAdaptation implements LiveRecognizer {
   }
 
   feed(samples: Int16Array): void {
-    this.recognizer.feed(samples);
-    if (this.adapted) return;
-    this.heard.push(samples.slice());
-    this.heardSamples += samples.length;
-    if (this.heardSamples >= SPEECH_MEAN_ADAPTATION_SECONDS * LIVE_SAMPLE_RATE) this.decodeAgainWithOwnMean();
+    if (this.adapted) {
+      this.recognizer.feed(samples);
+      return;
+    }
+    // Up to the mark exactly: beyond it the running mean shifts its window and no longer holds all of it.
+    const upToMark = Math.min(samples.length, ADAPTATION_SAMPLES - this.heardSamples);
+    const before = samples.subarray(0, upToMark);
+    this.recognizer.feed(before);
+    this.heard.push(before.slice());
+    this.heardSamples += before.length;
+    if (this.heardSamples < ADAPTATION_SAMPLES) return;
+    this.decodeAgainWithOwnMean();
+    if (upToMark < samples.length) this.recognizer.feed(samples.subarray(upToMark));
   }
 
   partialText(): string {
