@@ -221,7 +221,10 @@ async function main(): Promise<void> {
       ['sessions (live search, seeded mean, first speech re-decoded)', { sessions: true }],
       ['file default (fwdflat on), prior mean', { pocketsphinx: base }],
       ['default beams, fwdflat off, prior mean', { pocketsphinx: { ...base, search: unlimitedExits } }],
-      ['live search (maxwpf 20, fwdflat off), prior mean', { pocketsphinx: { ...base, search: LIVE_POCKETSPHINX_SEARCH } }],
+      [
+        'live search (maxwpf 20, fwdflat off), prior mean',
+        { pocketsphinx: { ...base, search: LIVE_POCKETSPHINX_SEARCH } },
+      ],
       [
         'live search, topn 2, prior mean',
         { pocketsphinx: { ...base, search: { ...LIVE_POCKETSPHINX_SEARCH, topn: 2 } } },

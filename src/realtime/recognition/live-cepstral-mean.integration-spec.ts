@@ -56,7 +56,9 @@ describe('adopting the mean of the speech fed (real libpocketsphinx)', () => {
 
   function seededDecoder(): PocketSphinxDecoder {
     const decoder = new PocketSphinxDecoder(settings);
-    expect(decoder.seedLiveCepstralMean(LIVE_CEPSTRAL_MEAN.modelPrior, LIVE_CEPSTRAL_MEAN.speechMean)).toBe(true);
+    expect(decoder.seedLiveCepstralMean(LIVE_CEPSTRAL_MEAN.modelPrior, LIVE_CEPSTRAL_MEAN.speechMean)).toBe(
+      true,
+    );
     return decoder;
   }
 
@@ -71,7 +73,8 @@ describe('adopting the mean of the speech fed (real libpocketsphinx)', () => {
       // The clip is far from the typical mean (c0 about 38 against 51.7) and the adopted mean is the clip's:
       // equal to the whole-chunk mean but for the few frames still in the live front end's window.
       expect(Math.abs(LIVE_CEPSTRAL_MEAN.speechMean[0] - batchMean[0])).toBeGreaterThan(5);
-      for (const [index, value] of adopted.entries()) expect(Math.abs(value - batchMean[index])).toBeLessThan(0.5);
+      for (const [index, value] of adopted.entries())
+        expect(Math.abs(value - batchMean[index])).toBeLessThan(0.5);
     } finally {
       decoder.close();
     }

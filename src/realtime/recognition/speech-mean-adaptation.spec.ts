@@ -1,5 +1,9 @@
 import { LIVE_SAMPLE_RATE } from './live-transcriber';
-import { SPEECH_MEAN_ADAPTATION_SECONDS, SpeechMeanAdaptation, type MeanAdaptableRecognizer } from './speech-mean-adaptation';
+import {
+  SPEECH_MEAN_ADAPTATION_SECONDS,
+  SpeechMeanAdaptation,
+  type MeanAdaptableRecognizer,
+} from './speech-mean-adaptation';
 
 /** Records what the adaptation asks of the recogniser, in order; `measurable` is adoptSpeechMean's answer. */
 function recordingRecognizer(measurable = true): MeanAdaptableRecognizer & { calls: string[] } {
