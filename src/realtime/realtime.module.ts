@@ -6,6 +6,7 @@ import { EngineModule } from '../engine/engine.module';
 import { TranscriptionsModule } from '../transcriptions/transcriptions.module';
 import { VocabulariesModule } from '../vocabularies/vocabularies.module';
 import { RealtimeClientSecret } from './client-secrets/realtime-client-secret.entity';
+import { RealtimeClientSecretRepository } from './client-secrets/realtime-client-secret.repository';
 import { RealtimeClientSecretsService } from './client-secrets/realtime-client-secrets.service';
 import { RealtimeController } from './realtime.controller';
 import { RealtimeGateway } from './realtime.gateway';
@@ -25,6 +26,7 @@ import { RealtimeUpgradeAuthenticator } from './realtime-upgrade-auth';
   controllers: [RealtimeController],
   providers: [
     RealtimeSessionsService,
+    RealtimeClientSecretRepository,
     RealtimeClientSecretsService,
     RealtimeUpgradeAuthenticator,
     RealtimeGateway,

@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { API_KEY_PREFIX, generateApiKey, hashApiKey } from '../../auth/api-key.service';
 import type { AuthOutcome, Principal } from '../../common/principal/principal';
 import { isRecord } from '../../common/is-record';
@@ -13,7 +11,7 @@ import {
   type SessionConfig,
 } from '../realtime-session-config';
 import { RealtimeSessionsService } from '../realtime-sessions.service';
-import { RealtimeClientSecret } from './realtime-client-secret.entity';
+import { RealtimeClientSecretRepository } from './realtime-client-secret.repository';
 
 /** OpenAI's ephemeral-key prefix, so logs and secret scanners tell a client secret from an API key. */
 export const CLIENT_SECRET_PREFIX = 'ek_';
@@ -47,7 +45,7 @@ export type RedeemedClientSecret =
 @Injectable()
 export class RealtimeClientSecretsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly secrets: RealtimeClientSecretRepository,
     private readonly sessions: RealtimeSessionsService,
   ) {}
 
@@ -62,25 +60,14 @@ export class RealtimeClientSecretsService {
     const lifetimeSeconds = parseExpiresAfter(request.expires_after);
     const config = await this.sessionConfig(principal.workspaceId, request.session);
     const secret = CLIENT_SECRET_PREFIX + generateApiKey().slice(API_KEY_PREFIX.length);
-    const repository = this.dataSource.getRepository(RealtimeClientSecret);
-    // Spent and expired secrets of the workspace have nothing left to check: removed as new ones are minted.
-    await repository
-      .createQueryBuilder()
-      .delete()
-      .where('workspace_id = :workspaceId AND (used_on IS NOT NULL OR expires_on < now())', {
-        workspaceId: principal.workspaceId,
-      })
-      .execute();
-    const saved = await repository.save(
-      repository.create({
-        workspaceId: principal.workspaceId,
-        userId: principal.userId,
-        secretHash: hashApiKey(secret),
-        session: config,
-        expiresOn: new Date(Date.now() + lifetimeSeconds * 1000),
-        usedOn: null,
-      }),
-    );
+    await this.secrets.removeSpent(principal.workspaceId);
+    const saved = await this.secrets.insert({
+      workspaceId: principal.workspaceId,
+      userId: principal.userId,
+      secretHash: hashApiKey(secret),
+      session: config,
+      expiresOn: new Date(Date.now() + lifetimeSeconds * 1000),
+    });
     return {
       value: secret,
       expires_at: Math.floor(saved.expiresOn.getTime() / 1000),
@@ -91,25 +78,17 @@ export class RealtimeClientSecretsService {
   /** Consumes a presented secret: the principal and configuration of its session, or why it opens none. */
   async redeem(secret: string): Promise<RedeemedClientSecret> {
     const secretHash = hashApiKey(secret);
-    const [rows] = await this.dataSource.query<[RealtimeClientSecretRow[], number]>(
-      `UPDATE realtime_client_secrets SET used_on = now()
-        WHERE secret_hash = $1 AND used_on IS NULL AND expires_on > now()
-        RETURNING id, workspace_id, user_id, session`,
-      [secretHash],
-    );
-    const row = rows[0];
-    if (row) {
+    const consumed = await this.secrets.consume(secretHash);
+    if (consumed) {
       const principal: Principal = {
-        workspaceId: row.workspace_id,
-        userId: row.user_id,
+        workspaceId: consumed.workspaceId,
+        userId: consumed.userId,
         credential: 'client-secret',
-        rateLimitKey: `client-secret:${row.id}`,
+        rateLimitKey: `client-secret:${consumed.id}`,
       };
-      return { outcome: { kind: 'authenticated', principal }, config: row.session };
+      return { outcome: { kind: 'authenticated', principal }, config: consumed.session };
     }
-    const known = await this.dataSource
-      .getRepository(RealtimeClientSecret)
-      .findOne({ where: { secretHash }, select: { usedOn: true, expiresOn: true } });
+    const known = await this.secrets.findState(secretHash);
     const detail = !known
       ? 'The client secret is not known (or its workspace was deleted).'
       : known.usedOn
@@ -139,13 +118,6 @@ export class RealtimeClientSecretsService {
       throw ProblemException.field(error.param ?? 'session', error.message);
     }
   }
-}
-
-interface RealtimeClientSecretRow {
-  id: string;
-  workspace_id: string;
-  user_id: string | null;
-  session: SessionConfig;
 }
 
 function parseExpiresAfter(value: unknown): number {
