@@ -7,7 +7,7 @@ import {
  * The decoder's search for live sessions: the file jobs' beams without the second (flat-lexicon) pass, and at
  * most 20 distinct words leaving the search per frame. Both bound what ending an utterance costs, which the
  * client waits for: the flat pass re-searches the whole utterance, and the unlimited word exits made the
- * lattice of a 25 s utterance take 5.5–6.2 s of CPU for its word posteriors (0.3 s with the cap), enough to put
+ * lattice of a 25 s utterance take 5.5–6.2 s of CPU for its word posteriors (0.37 s with the cap), enough to put
  * four sessions on two cores 10 s behind (bench/realtime-capacity.ts, docs/benchmarks.md). The cap did not
  * change the streamed WER.
  */
@@ -41,7 +41,7 @@ export const LIVE_SESSION_CPU_PER_AUDIO_SECOND = 0.25;
 /**
  * The share of the cores live sessions may take on average. Decoding comes in bursts (utterance ends, the
  * first speech decoded again) and the API and the sockets need CPU too: on 2 cores, 4 sessions (half the cores
- * by the cost above) kept final latency p95 under 0.5 s for 5 minutes, 6 (three quarters) let it reach 6 s
+ * by the cost above) kept final latency p95 at 0.42–0.50 s for 5 minutes, 6 (three quarters) let it reach 6 s
  * (bench/realtime.ts).
  */
 const LIVE_CPU_BUDGET = 0.5;
