@@ -228,8 +228,7 @@ export class PocketSphinxDecoder {
   seedLiveCepstralMean(expectedPrior: readonly number[], mean: readonly number[]): boolean {
     const { cmn, length } = liveCepstralMeanHandle(this.api.ps_get_feat(this.handle()));
     if (!cmn || length !== mean.length || length !== expectedPrior.length) return false;
-    const current = new Float32Array(length);
-    this.api.cmn_live_get(cmn, current);
+    const current = this.readLiveMean(cmn, length);
     if (!expectedPrior.every((value, index) => Math.abs(current[index] - value) < 0.005)) return false;
     this.api.cmn_live_set(cmn, Float32Array.from(mean));
     this.liveMeanSeeded = true;
@@ -251,8 +250,7 @@ export class PocketSphinxDecoder {
     const accumulated = liveCepstralMeanAccumulator(cmn, length);
     const frames = (accumulated?.frames ?? 0) - LIVE_MEAN_SET_FRAMES;
     if (!accumulated || frames < minimumFrames) return false;
-    const current = new Float32Array(length);
-    this.api.cmn_live_get(cmn, current);
+    const current = this.readLiveMean(cmn, length);
     // The sum started at mean × 500 (set, or shifted), so what is beyond that came from the frames.
     const inputMean = accumulated.sum.map(
       (sum, index) => (sum - current[index] * LIVE_MEAN_SET_FRAMES) / frames,
@@ -266,9 +264,7 @@ export class PocketSphinxDecoder {
   cepstralMean(): number[] | null {
     const { cmn, length } = liveCepstralMeanHandle(this.api.ps_get_feat(this.handle()));
     if (!cmn) return null;
-    const mean = new Float32Array(length);
-    this.api.cmn_live_get(cmn, mean);
-    return Array.from(mean);
+    return Array.from(this.readLiveMean(cmn, length));
   }
 
   /** Ends the open utterance without reading its words (a restart, or a client's clear). */
@@ -298,6 +294,13 @@ export class PocketSphinxDecoder {
     const segments = this.segments();
     this.applyPendingMean();
     return segments;
+  }
+
+  /** The `length` values of the mean a cmn_t (from liveCepstralMeanHandle) holds now. */
+  private readLiveMean(cmn: NativeHandle, length: number): Float32Array {
+    const mean = new Float32Array(length);
+    this.api.cmn_live_get(cmn, mean);
+    return mean;
   }
 
   /** An adopted mean takes effect once the utterance ended (ps_end_utt updates the running mean itself). */
