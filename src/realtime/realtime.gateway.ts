@@ -15,7 +15,7 @@ import { QueuesConfig } from '../queues/queues.config';
 import { RealtimeConfig } from './realtime.config';
 import { engineSettingsFrom } from '../engine/engine.module';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
-import { defaultLiveSessionCapacity } from './recognition/live-decoding';
+import { defaultLiveSessionCapacity, defaultWorkspaceShare } from './recognition/live-decoding';
 import type { LiveSettings } from './recognition/live-transcriber';
 import {
   endingErrorEvent,
@@ -226,14 +226,6 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     void session.ended.then(() => this.open.delete(session));
     session.run();
   }
-}
-
-/**
- * A workspace's share of a process's sessions when REALTIME_MAX_PROCESS_SESSIONS_PER_WORKSPACE is unset: half,
- * at least 1, so that one tenant cannot hold every slot and make the others get `server_busy`.
- */
-export function defaultWorkspaceShare(capacity: number): number {
-  return Math.max(1, Math.floor(capacity / 2));
 }
 
 function refuse(webSocket: WebSocket, end: RealtimeSessionEnd): void {
