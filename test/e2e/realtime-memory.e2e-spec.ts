@@ -67,14 +67,15 @@ describe('Realtime sessions: the memory one socket can hold (a real process)', (
 
   beforeAll(async () => {
     t = await startTestApp({ ROLE: 'api' });
+  });
+  afterAll(() => t?.close());
+  // A process of its own for each flood: memory an earlier one freed stays resident and would hide the next.
+  beforeEach(async () => {
     port = await freePort();
     service = new ServiceProcess({ ROLE: 'api', PORT: String(port) });
     await service.start();
   });
-  afterAll(async () => {
-    await service?.stop();
-    await t?.close();
-  });
+  afterEach(() => service?.stop());
 
   /** A session that has sent 55 s of speech and committed it: its decoder is busy for a while. */
   async function committedSession(name: string): Promise<RealtimeTestClient> {
