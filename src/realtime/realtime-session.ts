@@ -82,6 +82,11 @@ export class RealtimeSession implements LiveSessionHandle {
   private vocabulary: string[] = [];
   private samples = 0;
   private uncommittedSamples = 0;
+  /**
+   * Commits sent to the thread and not yet answered. Until then every utterance it reports is of audio before
+   * the commit, already taken off `uncommittedSamples`, which counts only what was appended since.
+   */
+  private commitsInFlight = 0;
   private readonly words: RecognizedWord[] = [];
   /** The utterances' spans (session seconds): the speech the diarizer looks at. */
   private readonly speech: TimeSpan[] = [];
@@ -382,6 +387,7 @@ export class RealtimeSession implements LiveSessionHandle {
       );
     }
     this.uncommittedSamples = 0;
+    this.commitsInFlight++;
     const before = this.utterancesSeen;
     const end = Math.round((this.samples * 1000) / LIVE_SAMPLE_RATE);
     recognition
@@ -392,7 +398,8 @@ export class RealtimeSession implements LiveSessionHandle {
           this.onRecognition([{ kind: 'utterance', startMs: end, endMs: end, words: [] }]);
         }
       })
-      .catch((error: unknown) => this.crash(error));
+      .catch((error: unknown) => this.crash(error))
+      .finally(() => this.commitsInFlight--);
   }
 
   private onRecognition(events: LiveEvent[]): void {
@@ -447,7 +454,7 @@ export class RealtimeSession implements LiveSessionHandle {
     const item = this.openItem();
     this.item = null;
     this.utterancesSeen++;
-    this.uncommittedSamples = 0;
+    if (this.commitsInFlight === 0) this.uncommittedSamples = 0;
     this.words.push(...event.words);
     if (event.words.length > 0) this.speech.push({ start: event.startMs / 1000, end: event.endMs / 1000 });
     this.send({
@@ -567,6 +574,8 @@ export class RealtimeSession implements LiveSessionHandle {
   /** Restarts the idle clock: at open, and whenever speech is heard (appends alone do not count). */
   private touch(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    // Speech decoded while the session ends (its backlog) restarts no clock.
+    if (this.ending) return;
     const idleMs = this.dependencies.config.REALTIME_IDLE_TIMEOUT_MS;
     this.idleTimer = setTimeout(() => {
       // Audio still being decoded is not idleness: the clock restarts once recognition has caught up.
