@@ -10,10 +10,12 @@ import { JsonBodyMiddleware } from '../common/http/json-body.middleware';
 import { JsonContentTypeMiddleware } from '../common/http/json-content-type.middleware';
 import { RateLimitService } from '../common/http/rate-limit.service';
 import { RequestContextMiddleware } from './request-context.middleware';
+import { UpgradeRequestContext } from './upgrade-request-context';
 
 /**
  * What every HTTP request passes through before a controller: caller, rate limit, content type, body; and the
- * API keys' request log, written when the response ends. It composes auth with common/http's pieces, so it sits
+ * API keys' request log, written when the response ends. WebSocket upgrades, which never reach Express, get the
+ * same rate limit and request log through UpgradeRequestContext. It composes auth with common/http's pieces, so it sits
  * above both rather than inside common (which imports no feature module).
  */
 @Module({
@@ -27,7 +29,8 @@ import { RequestContextMiddleware } from './request-context.middleware';
       }),
     }),
   ],
-  providers: [RateLimitService],
+  providers: [RateLimitService, UpgradeRequestContext],
+  exports: [UpgradeRequestContext],
 })
 export class HttpPlatformModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -1,9 +1,13 @@
-import { Injectable, Logger, NestMiddleware } from '@nestjs/common';
+import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { CredentialResolver } from '../auth/credential-resolver.service';
 import { RequestWithAuth } from '../common/principal/principal';
-import { ProblemException } from '../common/problem/problem.exception';
-import { RateLimitCaller, RateLimitDecision, RateLimitService } from '../common/http/rate-limit.service';
+import {
+  rateLimitCaller,
+  rateLimitHeaders,
+  rateLimitRefusal,
+  RateLimitService,
+} from '../common/http/rate-limit.service';
 import { requestPath } from '../common/http/request-path';
 
 /**
@@ -25,8 +29,6 @@ const UNMETERED_PATHS = new Set(['/v1/health', '/v1/health/ready']);
  */
 @Injectable()
 export class RequestContextMiddleware implements NestMiddleware {
-  private readonly logger = new Logger('RateLimit');
-
   constructor(
     private readonly credentials: CredentialResolver,
     private readonly rateLimits: RateLimitService,
@@ -41,36 +43,11 @@ export class RequestContextMiddleware implements NestMiddleware {
     request.auth = CREDENTIAL_FREE_PATHS.has(path)
       ? { kind: 'anonymous' }
       : await this.credentials.resolve(request, response);
-    const principal = request.auth.kind === 'authenticated' ? request.auth.principal : null;
-    const decision = await this.consume(
-      principal
-        ? { key: principal.rateLimitKey, authenticated: true, workspaceId: principal.workspaceId }
-        : { key: `ip:${request.ip ?? 'unknown'}`, authenticated: false },
-    );
+    const decision = await this.rateLimits.meter(rateLimitCaller(request.auth, request.ip));
     if (!decision) return next();
-    response.setHeader('x-ratelimit-limit', String(decision.limit));
-    response.setHeader('x-ratelimit-remaining', String(decision.remaining));
-    response.setHeader('x-ratelimit-reset', String(decision.resetSeconds));
-    if (decision.retryAfterSeconds !== null) {
-      throw new ProblemException(
-        'rate-limit',
-        decision.scope === 'workspace'
-          ? `Rate limit of ${decision.limit} requests per minute for the workspace (all its API keys and users together) exceeded; retry in ${decision.retryAfterSeconds} s.`
-          : `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s.`,
-        {},
-        { 'Retry-After': String(decision.retryAfterSeconds) },
-      );
-    }
+    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) response.setHeader(name, value);
+    const refusal = rateLimitRefusal(decision);
+    if (refusal) throw refusal;
     next();
-  }
-
-  /** Fails open: while Redis is unreachable requests are served unmetered (and logged), not refused. */
-  private async consume(caller: RateLimitCaller): Promise<RateLimitDecision | null> {
-    try {
-      return await this.rateLimits.consume(caller);
-    } catch (error) {
-      this.logger.warn(`Rate limiting skipped, store unavailable: ${(error as Error).message}`);
-      return null;
-    }
   }
 }

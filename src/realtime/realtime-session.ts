@@ -13,7 +13,12 @@ import { joinWords } from '../engine/pipeline/transcript-assembly';
 import type { Transcription } from '../transcriptions/transcription.entity';
 import { LiveRecognition } from './recognition/live-recognition';
 import type { LiveRecognitionSpec } from './recognition/live-recognition-messages';
-import { LIVE_SAMPLE_RATE, type LiveEvent, type LiveSettings } from './recognition/live-transcriber';
+import {
+  heardSpeech,
+  LIVE_SAMPLE_RATE,
+  type LiveEvent,
+  type LiveSettings,
+} from './recognition/live-transcriber';
 import { AudioConverter } from './realtime-audio-format';
 import {
   endingErrorEvent,
@@ -25,6 +30,7 @@ import {
 } from './realtime-errors';
 import { applySessionUpdate, describeSession, type SessionConfig } from './realtime-session-config';
 import type { LiveSessionHandle, RealtimeSessionsService } from './realtime-sessions.service';
+import { SocketBackpressure } from './socket-backpressure';
 
 /**
  * A partial hypothesis after every this much speech. Below the promised 500 ms: audio arrives in appends (often
@@ -76,6 +82,11 @@ export class RealtimeSession implements LiveSessionHandle {
   private vocabulary: string[] = [];
   private samples = 0;
   private uncommittedSamples = 0;
+  /**
+   * Commits sent to the thread and not yet answered. Until then every utterance it reports is of audio before
+   * the commit, already taken off `uncommittedSamples`, which counts only what was appended since.
+   */
+  private commitsInFlight = 0;
   private readonly words: RecognizedWord[] = [];
   /** The utterances' spans (session seconds): the speech the diarizer looks at. */
   private readonly speech: TimeSpan[] = [];
@@ -85,9 +96,13 @@ export class RealtimeSession implements LiveSessionHandle {
   private readonly pcmPath = join(tmpdir(), `realtime-${randomBytes(8).toString('hex')}.pcm`);
   private pcm: WriteStream | null = null;
   private queue: Promise<void> = Promise.resolve();
+  private readonly backpressure: SocketBackpressure;
+  /** A message over the size limit was read: nothing after it is taken, the session ends once those before it are handled. */
+  private refusedMessage = false;
   private ending: Promise<void> | null = null;
   private deleted = false;
   private idleTimer: NodeJS.Timeout | null = null;
+  private expiryTimer: NodeJS.Timeout | null = null;
   private renewTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -97,6 +112,15 @@ export class RealtimeSession implements LiveSessionHandle {
     private readonly dependencies: RealtimeSessionDependencies,
   ) {
     this.converter = new AudioConverter(config.format);
+    this.backpressure = new SocketBackpressure(dependencies.config.REALTIME_MAX_PENDING_BYTES, {
+      pause: () => socket.pause(),
+      resume: () => socket.resume(),
+    });
+  }
+
+  /** The workspace the session belongs to (the process's per-workspace share counts it). */
+  get workspaceId(): string {
+    return this.principal.workspaceId;
   }
 
   private markEnded: () => void = () => undefined;
@@ -105,14 +129,45 @@ export class RealtimeSession implements LiveSessionHandle {
 
   /** Opens the session and handles the client's events until it ends. */
   run(): void {
-    this.socket.on('message', (data: RawData, isBinary: boolean) => {
-      this.queue = this.queue
-        .then(() => this.handleMessage(data, isBinary))
-        .catch((error: unknown) => this.crash(error));
-    });
+    this.socket.on('message', (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
     this.socket.on('close', () => void this.end(null));
     this.socket.on('error', () => void this.end(null));
+    const wallSeconds = this.dependencies.config.REALTIME_MAX_SESSION_WALL_SECONDS;
+    this.expiryTimer = setTimeout(() => {
+      void this.end(
+        new RealtimeSessionEnd(
+          'session_expired',
+          `A session lasts at most ${wallSeconds} s from its open, whatever audio it received. What was received is kept.`,
+        ),
+      );
+    }, wallSeconds * 1000);
     this.queue = this.open().catch((error: unknown) => this.crash(error));
+  }
+
+  /**
+   * A message as the socket reads it: queued to be handled in order, its bytes counted until it is (reading
+   * pauses above REALTIME_MAX_PENDING_BYTES). One over the size limit is refused as read, never queued: the
+   * session ends once the messages before it are handled (none of them waits for recognition), and nothing
+   * read after it is kept in memory.
+   */
+  private receive(data: RawData, isBinary: boolean): void {
+    if (this.ending || this.refusedMessage) return;
+    const size = Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
+    const maxBytes = this.dependencies.config.REALTIME_MAX_MESSAGE_BYTES;
+    if (size > maxBytes) {
+      this.refusedMessage = true;
+      const reason = new RealtimeSessionEnd(
+        'message_too_large',
+        `A message may be at most ${maxBytes} bytes; this one was ${size}. Send audio in smaller appends.`,
+      );
+      this.queue = this.queue.then(() => void this.end(reason));
+      return;
+    }
+    this.backpressure.received(size);
+    this.queue = this.queue
+      .then(() => this.handleMessage(data, isBinary))
+      .catch((error: unknown) => this.crash(error))
+      .finally(() => this.backpressure.handled(size));
   }
 
   /** Ends the session now (server shutdown, capacity) with `reason`; resolves once it is stored. */
@@ -162,16 +217,6 @@ export class RealtimeSession implements LiveSessionHandle {
 
   private async handleMessage(data: RawData, isBinary: boolean): Promise<void> {
     if (this.ending) return;
-    const size = Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
-    if (size > this.dependencies.config.REALTIME_MAX_MESSAGE_BYTES) {
-      void this.end(
-        new RealtimeSessionEnd(
-          'message_too_large',
-          `A message may be at most ${this.dependencies.config.REALTIME_MAX_MESSAGE_BYTES} bytes; this one was ${size}. Send audio in smaller appends.`,
-        ),
-      );
-      return;
-    }
     let eventId: string | null = null;
     try {
       if (isBinary) {
@@ -210,10 +255,10 @@ export class RealtimeSession implements LiveSessionHandle {
         await this.update(event.session);
         return;
       case 'input_audio_buffer.append':
-        await this.append(event.audio);
+        this.append(event.audio);
         return;
       case 'input_audio_buffer.commit':
-        await this.commit();
+        this.commit();
         return;
       case 'input_audio_buffer.clear':
         this.recognition?.clear();
@@ -262,7 +307,7 @@ export class RealtimeSession implements LiveSessionHandle {
     this.send({ type: 'session.updated', session: this.describe() });
   }
 
-  private async append(audio: unknown): Promise<void> {
+  private append(audio: unknown): void {
     if (typeof audio !== 'string' || audio.length % 4 !== 0 || !BASE64.test(audio)) {
       throw RealtimeRequestError.invalidValue(
         'audio',
@@ -271,7 +316,6 @@ export class RealtimeSession implements LiveSessionHandle {
     }
     const recognition = this.recognition;
     if (!recognition) return;
-    this.touch();
     let samples = this.converter.convert(Buffer.from(audio, 'base64'));
     const { REALTIME_MAX_BUFFER_SECONDS: maxBuffer, REALTIME_MAX_LAG_SECONDS: maxLag } =
       this.dependencies.config;
@@ -327,7 +371,13 @@ export class RealtimeSession implements LiveSessionHandle {
     };
   }
 
-  private async commit(): Promise<void> {
+  /**
+   * Commits what was appended. The thread answers once it has decoded everything before the commit (up to
+   * REALTIME_MAX_BUFFER_SECONDS of audio): that wait runs beside the message queue, so later messages are
+   * handled meanwhile (their audio bounded by the same input buffer), and the thread still delivers the
+   * commit's events before those of any later audio.
+   */
+  private commit(): void {
     const recognition = this.recognition;
     if (!recognition) return;
     if (this.uncommittedSamples === 0) {
@@ -336,16 +386,25 @@ export class RealtimeSession implements LiveSessionHandle {
         'The input audio buffer is empty: append audio before committing.',
       );
     }
+    this.uncommittedSamples = 0;
+    this.commitsInFlight++;
     const before = this.utterancesSeen;
-    await recognition.commit();
-    // No speech was open (server VAD found none since the last item): the silence is committed as an empty item.
-    if (this.utterancesSeen === before) {
-      const end = Math.round((this.samples * 1000) / LIVE_SAMPLE_RATE);
-      this.onRecognition([{ kind: 'utterance', startMs: end, endMs: end, words: [] }]);
-    }
+    const end = Math.round((this.samples * 1000) / LIVE_SAMPLE_RATE);
+    recognition
+      .commit()
+      .then(() => {
+        // No speech was open (server VAD found none since the last item): the silence is committed as an empty item.
+        if (this.utterancesSeen === before) {
+          this.onRecognition([{ kind: 'utterance', startMs: end, endMs: end, words: [] }]);
+        }
+      })
+      .catch((error: unknown) => this.crash(error))
+      .finally(() => this.commitsInFlight--);
   }
 
   private onRecognition(events: LiveEvent[]): void {
+    const serverVad = this.config.turnDetection !== null;
+    if (events.some((event) => heardSpeech(event, serverVad))) this.touch();
     for (const event of events) {
       switch (event.kind) {
         case 'speech-started':
@@ -395,7 +454,7 @@ export class RealtimeSession implements LiveSessionHandle {
     const item = this.openItem();
     this.item = null;
     this.utterancesSeen++;
-    this.uncommittedSamples = 0;
+    if (this.commitsInFlight === 0) this.uncommittedSamples = 0;
     this.words.push(...event.words);
     if (event.words.length > 0) this.speech.push({ start: event.startMs / 1000, end: event.endMs / 1000 });
     this.send({
@@ -440,6 +499,8 @@ export class RealtimeSession implements LiveSessionHandle {
 
   private async finish(reason: RealtimeSessionEnd | null): Promise<void> {
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.backpressure.stop();
     if (reason) this.send(endingErrorEvent(reason));
     // Whatever is queued (an open session.update, appends) settles first; new messages are ignored from here on.
     await this.queue.catch(() => undefined);
@@ -510,13 +571,21 @@ export class RealtimeSession implements LiveSessionHandle {
     void this.end(new RealtimeSessionEnd('server_error', 'The session failed on the server.'));
   }
 
+  /** Restarts the idle clock: at open, and whenever speech is heard (appends alone do not count). */
   private touch(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    // Speech decoded while the session ends (its backlog) restarts no clock.
+    if (this.ending) return;
     const idleMs = this.dependencies.config.REALTIME_IDLE_TIMEOUT_MS;
     this.idleTimer = setTimeout(() => {
       // Audio still being decoded is not idleness: the clock restarts once recognition has caught up.
       if ((this.recognition?.backlog.bufferedSamples ?? 0) > 0) return this.touch();
-      void this.end(new RealtimeSessionEnd('idle_timeout', `No audio was received for ${idleMs} ms.`));
+      void this.end(
+        new RealtimeSessionEnd(
+          'idle_timeout',
+          `No speech was heard for ${idleMs} ms (appends of silence do not keep a session open).`,
+        ),
+      );
     }, idleMs);
   }
 
@@ -544,12 +613,20 @@ export class RealtimeSession implements LiveSessionHandle {
     this.send({ type: 'error', error });
   }
 
+  /** Counted until written out: a client that does not read its events stops being read (SocketBackpressure). */
   private send(event: { type: string } & Record<string, unknown>): void {
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(serverEventText(event));
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    const text = serverEventText(event);
+    const bytes = Buffer.byteLength(text);
+    this.backpressure.sending(bytes);
+    this.socket.send(text, () => this.backpressure.sent(bytes));
   }
 
   private closeSocket(code: number, reason: string): void {
     if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) {
+      // Read again (stopped when the session began to end), so that the client's closing frame is; messages
+      // read from here on are dropped as read.
+      this.socket.resume();
       this.socket.close(code, reason.slice(0, 120));
     }
   }

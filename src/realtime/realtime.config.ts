@@ -26,6 +26,17 @@ export class RealtimeConfig {
   @Max(1000)
   REALTIME_MAX_SESSIONS?: number;
 
+  /**
+   * Of this process's sessions (REALTIME_MAX_SESSIONS), how many one workspace may hold, so that one tenant
+   * cannot make every other one get `server_busy`. Unset: half the capacity, at least 1 (2 of 4).
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  REALTIME_MAX_PROCESS_SESSIONS_PER_WORKSPACE?: number;
+
   /** A realtime session is closed (and its transcription completed) after this much audio. */
   @Transform(toInt)
   @IsInt()
@@ -33,12 +44,38 @@ export class RealtimeConfig {
   @Max(12 * 3600)
   REALTIME_MAX_SESSION_SECONDS = 3600;
 
-  /** A realtime session that receives no audio for this long is closed. */
+  /**
+   * A realtime session is closed (and its transcription completed) this long after it opened, whatever audio it
+   * received (`session_expired`, as OpenAI's 60-minute limit): a slot of the process's capacity is never held
+   * indefinitely.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(12 * 3600)
+  REALTIME_MAX_SESSION_WALL_SECONDS = 3600;
+
+  /**
+   * A realtime session in which no speech is heard for this long is closed: speech as the server's VAD finds it
+   * (with `turn_detection: null`, words the decoder recognises), so appends of silence or of a few
+   * milliseconds do not keep a session, and a slot of the process's capacity, alive.
+   */
   @Transform(toInt)
   @IsInt()
   @Min(500)
   @Max(3_600_000)
   REALTIME_IDLE_TIMEOUT_MS = 30_000;
+
+  /**
+   * Bytes a realtime session may hold received but not yet handled, plus server events not yet written to a
+   * client that does not read them: above it the session's socket is no longer read (TCP back-pressure) until
+   * it is back within.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(64 * 1024)
+  @Max(64 * 1024 * 1024)
+  REALTIME_MAX_PENDING_BYTES = 2 * 1024 * 1024;
 
   /** The largest WebSocket message a realtime session accepts (a base64 audio append is 4/3 of its audio). */
   @Transform(toInt)

@@ -5,15 +5,17 @@ import { availableParallelism } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { AuthOutcome } from '../common/principal/principal';
+import { runWithRequestId } from '../common/logging/request-id';
 import { problemBody } from '../common/problem/problem-details.filter';
 import type { ProblemException } from '../common/problem/problem.exception';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
+import { UpgradeRequestContext, type UpgradeRequest } from '../http-platform/upgrade-request-context';
 import { ProblemConfig } from '../common/problem/problem.config';
 import { QueuesConfig } from '../queues/queues.config';
 import { RealtimeConfig } from './realtime.config';
 import { engineSettingsFrom } from '../engine/engine.module';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
-import { defaultLiveSessionCapacity } from './recognition/live-decoding';
+import { defaultLiveSessionCapacity, defaultWorkspaceShare } from './recognition/live-decoding';
 import type { LiveSettings } from './recognition/live-transcriber';
 import {
   endingErrorEvent,
@@ -34,9 +36,11 @@ const BUSY_RETRY_AFTER_MS = 5_000;
 /**
  * The WebSocket endpoint /v1/realtime on the API's HTTP server: authenticates the upgrade request
  * (RealtimeUpgradeAuthenticator: an API key, access token or client secret, or the session cookie from the
- * service's own pages), applies the instance's session capacity and hands the socket to a RealtimeSession.
- * Every refusal is an `error` event followed by a close code, but for a cookie sent from a foreign origin, which
- * is refused before the upgrade (403).
+ * service's own pages), charges it to the caller's rate limit and logs it in the API key's request log as an
+ * HTTP request (UpgradeRequestContext), applies the instance's session capacity and the workspace's share of
+ * it, and hands the socket to a RealtimeSession. Every refusal of the session is an `error` event followed by a
+ * close code; only the rate limit (429) and a cookie sent from a foreign origin (403) are refused before the
+ * upgrade, as HTTP answers.
  */
 @Injectable()
 export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy {
@@ -44,6 +48,8 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
   private server: WebSocketServer | null = null;
   private readonly open = new Set<RealtimeSession>();
   private readonly dependencies: RealtimeSessionDependencies;
+  /** The extra headers of each upgrade's 101 answer (request id, rate limit), until ws writes it. */
+  private readonly answerHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -52,6 +58,7 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly shutdown: ShutdownCoordinator,
     private readonly config: RealtimeConfig,
     private readonly problems: ProblemConfig,
+    private readonly upgrades: UpgradeRequestContext,
     queues: QueuesConfig,
     tiers: EngineTiers,
   ) {
@@ -73,6 +80,11 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     return this.config.REALTIME_MAX_SESSIONS ?? defaultLiveSessionCapacity(availableParallelism());
   }
 
+  /** Of this process's sessions, how many one workspace may hold. */
+  get workspaceShare(): number {
+    return this.config.REALTIME_MAX_PROCESS_SESSIONS_PER_WORKSPACE ?? defaultWorkspaceShare(this.capacity);
+  }
+
   onApplicationBootstrap(): void {
     // The worker role has no HTTP server, and no realtime endpoint.
     const http = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
@@ -83,6 +95,11 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
       noServer: true,
       maxPayload: this.config.REALTIME_MAX_MESSAGE_BYTES * 2,
       handleProtocols: chooseProtocol,
+    });
+    this.server.on('headers', (headers: string[], request: IncomingMessage) => {
+      for (const [name, value] of Object.entries(this.answerHeaders.get(request) ?? {})) {
+        headers.push(`${name}: ${value}`);
+      }
     });
     http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       this.upgrade(request, socket, head).catch((error: unknown) => {
@@ -119,14 +136,34 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
+    const context = this.upgrades.start(request);
     const admission = await this.authenticator.admit(request);
+    const auth: AuthOutcome = admission.kind === 'upgrade' ? admission.outcome : { kind: 'anonymous' };
+    const limited = await this.upgrades.meter(context, request, auth);
+    if (limited) return this.refuseUpgrade(socket, context, request, auth, limited);
     if (admission.kind === 'refuse') {
-      socket.end(problemResponse(this.problems, admission.problem));
-      return;
+      return this.refuseUpgrade(socket, context, request, auth, admission.problem);
     }
-    server.handleUpgrade(request, socket, head, (webSocket) =>
-      this.accept(webSocket, admission.outcome, admission.boundConfig, url),
-    );
+    this.answerHeaders.set(request, context.headers);
+    server.handleUpgrade(request, socket, head, (webSocket) => {
+      this.upgrades.answered(context, request, auth, 101);
+      // The session's work (its transcription's record, its log lines) carries the upgrade's request id.
+      runWithRequestId(context.requestId, () =>
+        this.accept(webSocket, admission.outcome, admission.boundConfig, url),
+      );
+    });
+  }
+
+  /** Answers the handshake with an HTTP problem (the connection is closed after it). */
+  private refuseUpgrade(
+    socket: Duplex,
+    context: UpgradeRequest,
+    request: IncomingMessage,
+    auth: AuthOutcome,
+    problem: ProblemException,
+  ): void {
+    socket.end(problemResponse(this.problems, problem, context.headers));
+    this.upgrades.answered(context, request, auth, problem.status);
   }
 
   private accept(
@@ -151,6 +188,17 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
           'The server is shutting down.',
           null,
           BUSY_RETRY_AFTER_MS,
+        ),
+      );
+    }
+    const workspaceId = outcome.principal.workspaceId;
+    const held = [...this.open].filter((session) => session.workspaceId === workspaceId).length;
+    if (held >= this.workspaceShare) {
+      return refuse(
+        webSocket,
+        new RealtimeSessionEnd(
+          'too_many_sessions',
+          `This workspace holds ${held} of this server's ${this.capacity} realtime sessions, its share; close one first.`,
         ),
       );
     }
@@ -186,11 +234,18 @@ function refuse(webSocket: WebSocket, end: RealtimeSessionEnd): void {
 }
 
 /** A refused handshake as an HTTP answer with a problem body (the connection is closed after it). */
-function problemResponse(config: ProblemConfig, problem: ProblemException): string {
+function problemResponse(
+  config: ProblemConfig,
+  problem: ProblemException,
+  headers: Record<string, string>,
+): string {
   const body = JSON.stringify(problemBody(config, problem));
+  const extra = Object.entries({ ...headers, ...problem.headers })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return (
     `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\n` +
-    'Content-Type: application/problem+json\r\n' +
+    `Content-Type: application/problem+json\r\n${extra}` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
   );
 }

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
 import { BillingModule } from '../billing/billing.module';
 import { EngineModule } from '../engine/engine.module';
+import { HttpPlatformModule } from '../http-platform/http-platform.module';
 import { TranscriptionsModule } from '../transcriptions/transcriptions.module';
 import { VocabulariesModule } from '../vocabularies/vocabularies.module';
 import { RealtimeClientSecret } from './client-secrets/realtime-client-secret.entity';
@@ -19,6 +20,7 @@ import { RealtimeUpgradeAuthenticator } from './realtime-upgrade-auth';
     AuthModule,
     BillingModule,
     EngineModule,
+    HttpPlatformModule,
     TranscriptionsModule,
     VocabulariesModule,
     TypeOrmModule.forFeature([RealtimeClientSecret]),

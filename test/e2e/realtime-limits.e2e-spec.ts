@@ -76,6 +76,41 @@ describe('Realtime sessions: input buffer and speakers', () => {
   );
 
   it(
+    'handles the messages after a commit while the commit waits for recognition; the commit still answers',
+    async () => {
+      const workspace = await t.createWorkspace({ name: 'Realtime commit beside the queue' });
+      const { client } = await pcmSession(workspace.apiKey);
+      // The client commits: the whole buffer is one utterance, decoded in full before the commit is answered.
+      client.send({
+        type: 'session.update',
+        session: { type: 'transcription', audio: { input: { turn_detection: null } } },
+      });
+      await client.next('session.updated', 2);
+      const clip = rawAudio(WITH_SILENCE, 's16le', 16000);
+      const speech = Buffer.concat([clip, clip]).subarray(0, (MAX_BUFFER_SECONDS - 2) * BYTES_PER_SECOND);
+      await client.stream(speech, BYTES_PER_SECOND, { chunkMs: 500, paced: false });
+      client.send({ type: 'input_audio_buffer.commit' });
+      client.send({ type: 'after.the.commit', event_id: 'evt_after_commit' });
+      // Appended while the commit waits: not part of it, and still there to commit once it is answered.
+      client.append(rawAudio(GO_FORWARD, 's16le', 16000).subarray(0, BYTES_PER_SECOND));
+      const error = await client.next('error');
+      expect(error.error).toMatchObject({ code: 'invalid_event', event_id: 'evt_after_commit' });
+      const completed = await client.next('conversation.item.input_audio_transcription.completed');
+      // Answered while the commit still waited for 18 s of audio to be decoded, not after it.
+      expect(client.events.indexOf(error)).toBeLessThan(client.events.indexOf(completed));
+      expect(String(completed.transcript).length).toBeGreaterThan(0);
+      client.send({ type: 'input_audio_buffer.commit', event_id: 'evt_second_commit' });
+      const second = await client.next('conversation.item.input_audio_transcription.completed', 2);
+      expect(second.audio_start_ms).toBe(completed.audio_end_ms);
+      expect(client.of('error').map((event) => (event.error as { code: string }).code)).toEqual([
+        'invalid_event',
+      ]);
+      client.socket.close();
+    },
+    SESSION_DEADLINE_MS + 30_000,
+  );
+
+  it(
     'refuses an append that would put more than the buffer ahead of recognition: told, closed 4014, what came before kept',
     async () => {
       const workspace = await t.createWorkspace({ name: 'Realtime over buffer' });

@@ -33,6 +33,9 @@ describe('Realtime transcription over WebSocket /v1/realtime', () => {
       REALTIME_MAX_MESSAGE_BYTES: String(MAX_MESSAGE_BYTES),
       REALTIME_MAX_SESSIONS_PER_WORKSPACE: '2',
       REALTIME_MAX_SESSIONS: '3',
+      // The whole process may go to one workspace here: its limit across instances is what is tested (the
+      // default share, half the process, is realtime-capacity.e2e-spec.ts's).
+      REALTIME_MAX_PROCESS_SESSIONS_PER_WORKSPACE: '3',
       MINIMUM_BALANCE_EUR: '0.0001',
       // A tier on a recogniser that cannot stream (never called: the session is refused at open).
       ENGINE_RECOGNIZER_PREMIUM_JADE: 'openai-compatible',
@@ -358,7 +361,7 @@ describe('Realtime transcription over WebSocket /v1/realtime', () => {
       retry_after_ms: expect.any(Number),
     });
     expect((await overCapacity.whenClosed()).code).toBe(1013);
-    // No audio for IDLE_TIMEOUT_MS: the open sessions are closed.
+    // No speech for IDLE_TIMEOUT_MS: the open sessions are closed.
     for (const client of [first, second, third]) {
       expect(await client.whenClosed()).toEqual({ code: 4008, reason: 'idle_timeout' });
       expect(client.of('error').map((event) => (event.error as { code: string }).code)).toEqual([

@@ -468,6 +468,12 @@ export interface paths {
          *     service's own origin or of `REALTIME_COOKIE_ORIGINS`: a cookie sent by a page of any other origin is
          *     refused before the upgrade with 403 `forbidden` (no cross-site WebSocket hijacking).
          *
+         *     The upgrade is rate-limited as any request (the same buckets and limits, counted in Redis across
+         *     instances: the API key or user and its workspace, or the client address without a valid credential):
+         *     over the limit it is answered 429 `rate-limit` with `Retry-After` instead of being switched, and the 101
+         *     carries the `x-ratelimit-*` headers. An API key's upgrades appear in its request log
+         *     (`listApiKeyRequests`: 101, or the refusal's status).
+         *
          *     Other refusals of the session itself (bad, expired or used credential, no balance, too many sessions, a
          *     tier that cannot stream, ...) happen after the upgrade, as an `error` event and a close code, so
          *     browsers (which cannot read a refused handshake) see them too. Without `Upgrade: websocket` the answer
@@ -3531,6 +3537,9 @@ export interface operations {
             /** @description Switching to the WebSocket protocol; the session then follows asyncapi.yaml. */
             101: {
                 headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content?: never;

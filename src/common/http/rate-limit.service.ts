@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
+import type { AuthOutcome } from '../principal/principal';
+import { ProblemException } from '../problem/problem.exception';
 import { RateLimitConfig } from './rate-limit.config';
 import { RedisConfig } from '../redis/redis.config';
 
@@ -29,11 +31,26 @@ export interface RateLimitDecision {
  */
 @Injectable()
 export class RateLimitService {
+  private readonly logger = new Logger('RateLimit');
+
   constructor(
     @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
     private readonly config: RateLimitConfig,
     private readonly redisConfig: RedisConfig,
   ) {}
+
+  /**
+   * Charges a request (an HTTP request or a WebSocket upgrade) to its caller. Fails open: while Redis is
+   * unreachable requests are served unmetered (and logged), not refused; the answer is then null.
+   */
+  async meter(caller: RateLimitCaller): Promise<RateLimitDecision | null> {
+    try {
+      return await this.consume(caller);
+    } catch (error) {
+      this.logger.warn(`Rate limiting skipped, store unavailable: ${(error as Error).message}`);
+      return null;
+    }
+  }
 
   async consume(caller: RateLimitCaller): Promise<RateLimitDecision> {
     if (!caller.authenticated) {
@@ -70,4 +87,33 @@ export class RateLimitService {
       scope,
     };
   }
+}
+
+/** Who a request is counted against: its key or user (and workspace) when authenticated, else its address. */
+export function rateLimitCaller(auth: AuthOutcome, clientAddress: string | undefined): RateLimitCaller {
+  return auth.kind === 'authenticated'
+    ? { key: auth.principal.rateLimitKey, authenticated: true, workspaceId: auth.principal.workspaceId }
+    : { key: `ip:${clientAddress ?? 'unknown'}`, authenticated: false };
+}
+
+/** The x-ratelimit-* headers every metered answer carries. */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(decision.limit),
+    'x-ratelimit-remaining': String(decision.remaining),
+    'x-ratelimit-reset': String(decision.resetSeconds),
+  };
+}
+
+/** The 429 for a request over its limit (with Retry-After), or null. */
+export function rateLimitRefusal(decision: RateLimitDecision): ProblemException | null {
+  if (decision.retryAfterSeconds === null) return null;
+  return new ProblemException(
+    'rate-limit',
+    decision.scope === 'workspace'
+      ? `Rate limit of ${decision.limit} requests per minute for the workspace (all its API keys and users together) exceeded; retry in ${decision.retryAfterSeconds} s.`
+      : `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s.`,
+    {},
+    { 'Retry-After': String(decision.retryAfterSeconds) },
+  );
 }

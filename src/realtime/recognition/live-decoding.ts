@@ -50,3 +50,11 @@ const LIVE_CPU_BUDGET = 0.5;
 export function defaultLiveSessionCapacity(cores: number): number {
   return Math.max(1, Math.floor((cores * LIVE_CPU_BUDGET) / LIVE_SESSION_CPU_PER_AUDIO_SECOND));
 }
+
+/**
+ * A workspace's share of a process's sessions when REALTIME_MAX_PROCESS_SESSIONS_PER_WORKSPACE is unset: half,
+ * at least 1, so that one tenant cannot hold every slot and make the others get `server_busy`.
+ */
+export function defaultWorkspaceShare(capacity: number): number {
+  return Math.max(1, Math.floor(capacity / 2));
+}

@@ -1,4 +1,4 @@
-import { LIVE_SAMPLE_RATE, LiveTranscriber, type LiveRecognizer } from './live-transcriber';
+import { heardSpeech, LIVE_SAMPLE_RATE, LiveTranscriber, type LiveRecognizer } from './live-transcriber';
 
 function fakeRecognizer(): LiveRecognizer & { fed: number } {
   return {
@@ -35,5 +35,25 @@ describe('LiveTranscriber', () => {
     expect(partials).toEqual(
       [600, 900, 1200, 1800, 2100, 2400].map((ms) => `heard ${(ms * LIVE_SAMPLE_RATE) / 1000}`),
     );
+  });
+});
+
+describe('heardSpeech (what keeps a session from being idle)', () => {
+  const word = { word: 'forward', start: 0.1, end: 0.5, confidence: 0.9 };
+
+  it('with the server VAD: every event of an utterance, not an utterance without words', () => {
+    expect(heardSpeech({ kind: 'speech-started', startMs: 0 }, true)).toBe(true);
+    expect(heardSpeech({ kind: 'partial', text: '' }, true)).toBe(true);
+    expect(heardSpeech({ kind: 'speech-stopped', endMs: 900 }, true)).toBe(true);
+    expect(heardSpeech({ kind: 'utterance', startMs: 0, endMs: 900, words: [word] }, true)).toBe(true);
+    expect(heardSpeech({ kind: 'utterance', startMs: 900, endMs: 900, words: [] }, true)).toBe(false);
+  });
+
+  it('with turn_detection null (the decoder hears all audio): only recognised words', () => {
+    expect(heardSpeech({ kind: 'partial', text: '' }, false)).toBe(false);
+    expect(heardSpeech({ kind: 'partial', text: ' ' }, false)).toBe(false);
+    expect(heardSpeech({ kind: 'partial', text: 'go forward' }, false)).toBe(true);
+    expect(heardSpeech({ kind: 'utterance', startMs: 0, endMs: 900, words: [] }, false)).toBe(false);
+    expect(heardSpeech({ kind: 'utterance', startMs: 0, endMs: 900, words: [word] }, false)).toBe(true);
   });
 });

@@ -219,3 +219,20 @@ function concat(first: Int16Array, second: Int16Array): Int16Array {
   out.set(second, first.length);
   return out;
 }
+
+/**
+ * Whether `event` means someone spoke (what keeps a session from being idle). With the server's VAD, every
+ * event of an utterance does; with `turn_detection: null` the decoder runs on all audio, so only recognised
+ * words count. An utterance without words (a commit of silence) never does.
+ */
+export function heardSpeech(event: LiveEvent, serverVad: boolean): boolean {
+  switch (event.kind) {
+    case 'speech-started':
+    case 'speech-stopped':
+      return true;
+    case 'partial':
+      return serverVad || event.text.trim() !== '';
+    case 'utterance':
+      return event.words.length > 0;
+  }
+}
