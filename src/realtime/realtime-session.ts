@@ -578,8 +578,10 @@ export class RealtimeSession implements LiveSessionHandle {
     if (this.ending) return;
     const idleMs = this.dependencies.config.REALTIME_IDLE_TIMEOUT_MS;
     this.idleTimer = setTimeout(() => {
-      // Audio still being decoded is not idleness: the clock restarts once recognition has caught up.
-      if ((this.recognition?.backlog.bufferedSamples ?? 0) > 0) return this.touch();
+      // Audio still being decoded is not idleness (a backlog, or a commit the thread has not answered): the clock
+      // restarts once recognition has caught up.
+      if ((this.recognition?.backlog.bufferedSamples ?? 0) > 0 || this.commitsInFlight > 0)
+        return this.touch();
       void this.end(
         new RealtimeSessionEnd(
           'idle_timeout',
