@@ -211,9 +211,14 @@ describe('Behind nginx (deploy/nginx.conf): 2 API + 2 worker processes, every ca
     });
     const lastSeen = first.frames.at(-1) as Frame;
     expect(lastSeen.status).toBe('processing');
-    // The frame came as the job ran, not with the stream's end (nothing buffered it on the way).
-    const meanwhile = await request(nginx.url).get(`/v1/transcriptions/${ids[0]}`).set(bearer(apiKey));
-    expect(meanwhile.body.data.status).toBe('processing');
+    // The frame came as the job ran, not with the stream's end (nothing buffered it on the way). Read from
+    // PostgreSQL, not through nginx: the reconnection must be nginx's next request.
+    const dataSource = provisioning.app.get(DataSource);
+    const [meanwhile] = await dataSource.query<Array<{ status: string }>>(
+      'SELECT status FROM transcriptions WHERE id = $1',
+      [ids[0]],
+    );
+    expect(meanwhile.status).toBe('processing');
     const secondId = requestId();
     const second = await readEvents(nginx.url, apiKey, ids[0], {
       requestId: secondId,
@@ -243,7 +248,6 @@ describe('Behind nginx (deploy/nginx.conf): 2 API + 2 worker processes, every ca
     }
 
     // Billed once: one charge per job; one transcription.completed event per job, delivered once.
-    const dataSource = provisioning.app.get(DataSource);
     const charges = await dataSource.query<Array<{ transcription_id: string; count: string }>>(
       `SELECT transcription_id, count(*) AS count FROM balance_ledger
         WHERE kind = 'charge' AND transcription_id = ANY($1) GROUP BY transcription_id`,
