@@ -247,6 +247,12 @@ describe('Behind nginx (deploy/nginx.conf): 2 API + 2 worker processes, every ca
       expect(stream.frames.at(-1)).toMatchObject({ id: '102', status: 'completed', progress: 100 });
     }
 
+    const list = await request(nginx.url).get('/v1/transcriptions?limit=100').set(bearer(apiKey));
+    expectMatchesSpec(list, 'listTranscriptions');
+    expect((list.body.data as Array<{ id: string; status: string }>).map((item) => item.status)).toEqual(
+      ids.map(() => 'completed'),
+    );
+
     // Billed once: one charge per job; one transcription.completed event per job, delivered once.
     const charges = await dataSource.query<Array<{ transcription_id: string; count: string }>>(
       `SELECT transcription_id, count(*) AS count FROM balance_ledger
@@ -280,6 +286,11 @@ describe('Behind nginx (deploy/nginx.conf): 2 API + 2 worker processes, every ca
       },
       30_000,
     );
+    const completedEvents = await dataSource.query<Array<{ count: string }>>(
+      `SELECT count(*) AS count FROM outbox_events WHERE type = 'transcription.completed' AND data->>'id' = ANY($1)`,
+      [ids],
+    );
+    expect(Number(completedEvents[0].count)).toBe(ids.length);
     const received = receiver
       .of('transcription.completed')
       .filter((hit) => hit.path === `/lb-${workspaceId}`);
@@ -305,6 +316,18 @@ describe('Behind nginx (deploy/nginx.conf): 2 API + 2 worker processes, every ca
       expect(sumSamples(text, 'stt_transcription_job_attempts_total', ['outcome="retried"'])).toBe(0);
     }
     expect(completedPerWorker.every((count) => count > 0)).toBe(true);
+    // Queue depth is read from the shared Redis: both APIs report the same, drained, queue.
+    const metricsIds = [requestId(), requestId()];
+    for (const id of metricsIds) {
+      const text = (
+        await request(nginx.url)
+          .get('/metrics')
+          .set({ ...bearer(METRICS_TOKEN), 'X-Request-Id': id })
+      ).text;
+      expect(text).toContain('stt_queue_jobs{queue="transcriptions",state="waiting"} 0');
+      expect(text).toContain('stt_queue_jobs{queue="transcriptions",state="active"} 0');
+    }
+    expect(new Set(await Promise.all(metricsIds.map(servedBy))).size).toBe(2);
   });
 
   it('an upload retried with its Idempotency-Key on the other API gets the same answer and makes no second job', async () => {
