@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { WebhookReceiver } from '../support/chaos-harness';
 import { eventually } from '../support/eventually';
+import { streamedUpload } from '../support/early-refusal';
 import { NginxProxy } from '../support/nginx';
 import {
   expectEventFrameMatchesSpec,
@@ -370,6 +372,27 @@ describe('Behind nginx (deploy/nginx.conf): 2 API + 2 worker processes, every ca
     expect(Number(rows[0].count)).toBe(2);
   });
 
+  it('uploads stream through nginx: a too large one is refused by the API (its 422 problem) before the body is sent, never a 502', async () => {
+    const { apiKey } = await provisioning.createWorkspace({ name: 'Load-balanced large upload' });
+    // Refused from the head (declared size), while the body is still coming: a process that closed on the body's
+    // rest would reset the connection nginx is still writing to (a 502, and the process out of rotation).
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const outcome = await streamedUpload(nginx.port, bearer(apiKey), 600 * 1024 * 1024, 64 * 1024 * 1024);
+      expect({ status: outcome.status, type: outcome.headers['content-type'] }).toEqual({
+        status: 422,
+        type: expect.stringMatching(/^application\/problem\+json/),
+      });
+      expect((JSON.parse(outcome.body) as { type: string }).type).toMatch(/\/file-too-large$/);
+      expect(outcome.clientBytesSent).toBeLessThan(64 * 1024 * 1024);
+    }
+    // Both processes are still in rotation.
+    const ids = [requestId(), requestId()];
+    for (const id of ids) {
+      expect((await request(nginx.url).get('/v1/languages').set('X-Request-Id', id)).status).toBe(200);
+    }
+    expect(new Set(await Promise.all(ids.map(servedBy))).size).toBe(2);
+  });
+
   it('the rate limit and the sign-in throttle are one budget across both APIs, not one per API', async () => {
     const { apiKey } = await provisioning.createWorkspace({ name: 'Load-balanced limits' });
     const remaining: number[] = [];
@@ -453,18 +476,53 @@ describe('Behind nginx (deploy/nginx.conf): 2 API + 2 worker processes, every ca
     const servers = await Promise.all(ids.map(servedBy));
     expect(servers[1]).not.toBe(servers[0]);
     expect(servers[2]).not.toBe(servers[1]);
+
+    // Signing out on one API ends the sign-in on both at once: the refresh token and the access token.
+    const outIds = [requestId(), requestId(), requestId()];
+    const signedOut = await request(nginx.url)
+      .post('/v1/auth/logout')
+      .set({ Cookie: `stt_refresh=${cookieValue(refreshed, 'stt_refresh')}`, 'X-Request-Id': outIds[0] });
+    expect(signedOut.status).toBe(204);
+    const refreshAfter = await request(nginx.url)
+      .post('/v1/auth/refresh')
+      .set({ Cookie: `stt_refresh=${cookieValue(refreshed, 'stt_refresh')}`, 'X-Request-Id': outIds[1] });
+    expect(refreshAfter.status).toBe(401);
+    const tokenAfter = await request(nginx.url)
+      .get('/v1/account/profile')
+      .set({ ...bearer(refreshed.body.data.accessToken as string), 'X-Request-Id': outIds[2] });
+    expect(tokenAfter.status).toBe(401);
+    expectMatchesSpec(tokenAfter, 'getProfile');
+    const afterServers = await Promise.all(outIds.map(servedBy));
+    expect(afterServers[1]).not.toBe(afterServers[0]);
+    expect(afterServers[2]).not.toBe(afterServers[1]);
+
+    // nginx's access log holds no credential: they travel in headers, which its format leaves out.
+    const log = readFileSync(nginx.accessLogPath, 'utf8');
+    for (const secret of [
+      signedIn.body.data.accessToken as string,
+      cookieValue(signedIn, 'stt_refresh'),
+      refreshed.body.data.accessToken as string,
+      PASSWORD,
+    ]) {
+      expect(log.includes(secret)).toBe(false);
+    }
   });
 
   it('realtime WebSockets upgrade through nginx on both APIs; SIGTERM to one closes only its session (1001), and clients go on through nginx', async () => {
-    const { apiKey } = await provisioning.createWorkspace({ name: 'Load-balanced realtime', balanceEur: 5 });
+    const { apiKey } = await provisioning.createWorkspace({
+      name: 'Load-balanced realtime',
+      balanceEur: 5,
+      freeTranscriptions: 0,
+    });
     const audio = rawAudio(testAudio('pocketsphinx/goforward.wav'), 's16le', 24000);
     const socketIds = [requestId(), requestId()];
     const sessions = socketIds.map((id) =>
       RealtimeTestClient.connect(nginx.port, { ...bearer(apiKey), 'X-Request-Id': id }),
     );
+    const transcriptions: string[] = [];
     for (const session of sessions) {
       await session.opened;
-      await session.next('session.created');
+      transcriptions.push(await session.transcriptionId());
       await session.stream(audio, 48000, { chunkMs: 250, paced: false });
       session.send({ type: 'input_audio_buffer.commit' });
       const completed = await session.next('conversation.item.input_audio_transcription.completed');
@@ -498,10 +556,19 @@ describe('Behind nginx (deploy/nginx.conf): 2 API + 2 worker processes, every ca
     await surviving.next('conversation.item.input_audio_transcription.completed', 2);
     surviving.socket.close();
     await surviving.whenClosed();
+    const drainedTranscription = drained === sessions[0] ? transcriptions[0] : transcriptions[1];
     const drainedSocket = drained === sessions[0] ? socketIds[0] : socketIds[1];
     const survivingSocket = drained === sessions[0] ? socketIds[1] : socketIds[0];
     expect(await servedBy(drainedSocket)).toBe(apis[0].port);
     expect(await servedBy(survivingSocket)).toBe(apis[1].port);
+    // The drained session was stored and billed like any ended session.
+    const drainedSession = await request(nginx.url)
+      .get(`/v1/transcriptions/${drainedTranscription}`)
+      .set(bearer(apiKey));
+    expectMatchesSpec(drainedSession, 'getTranscription');
+    expect(drainedSession.body.data.status).toBe('completed');
+    expect(drainedSession.body.data.cost).toBeGreaterThan(0);
+    expect(readFileSync(nginx.accessLogPath, 'utf8').includes(apiKey)).toBe(false);
 
     // A client reconnecting after the drain is upgraded by the API that is left.
     const reconnectId = requestId();
