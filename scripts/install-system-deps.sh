@@ -20,6 +20,13 @@ if [ "${#missing[@]}" -gt 0 ]; then
   echo "Installing: ${missing[*]}"
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
+  # Debian starts a package's service on install where it can (systemd): an nginx on port 80 and a sentinel
+  # watching the shared Redis are not wanted here; the tests start their own.
+  if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+    for service in nginx redis-sentinel; do
+      if [[ " ${missing[*]} " == *" $service "* ]]; then as_root systemctl disable --now "$service" >/dev/null 2>&1 || true; fi
+    done
+  fi
 fi
 
 # PostgreSQL: start the cluster if it is not answering.
