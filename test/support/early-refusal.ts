@@ -272,7 +272,7 @@ function parseAnswer(bytes: Buffer, closed: boolean): Omit<UploadAnswer, 'bodyBy
     status: Number(statusLine.split(' ')[1]),
     headers,
     text,
-    body: json && text !== '' ? JSON.parse(text) : {},
+    body: json && text !== '' ? (JSON.parse(text)) : {},
   };
 }
 
