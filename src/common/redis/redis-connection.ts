@@ -94,8 +94,8 @@ const CONNECTION_CLOSED = 'Connection is closed.';
  * ioredis's SentinelConnector with one fix. Its failover detector disconnects the connector when the sentinels
  * announce +switch-master; when that lands while a client is reconnecting and asking a sentinel for the master,
  * the connector's connect() rejects and ioredis ends the client for good ("Connection is closed." on every
- * command until the process restarts; seen in about one failover in ten with ten clients per process, and for 7
- * of 30 clients when a sentinel answer takes 200 ms). Here such a connect gives a socket that closes at once
+ * command until the process restarts: an API's event streams all answered 503 after one run in about eight of
+ * the failover chaos test; redis-connection.integration-spec.ts provokes it with slow sentinels). Here such a connect gives a socket that closes at once
  * instead, so ioredis decides as after any lost connection: reconnect, unless the client itself was being
  * closed (quit, disconnect), which still ends it.
  */
