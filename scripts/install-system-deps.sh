@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Installs and starts what the service needs from Debian's archive: PostgreSQL, Redis, ffmpeg, PocketSphinx
-# (English model), sox, bzip2, and the toolchain to build whisper.cpp. Safe to run again; does only what is missing.
+# (English model), sox, bzip2, and the toolchain to build whisper.cpp; and what the tests run the service
+# behind: nginx and redis-sentinel. Safe to run again; does only what is missing.
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # chromium: the dashboard's browser tests (test/browser) and `npm run screenshots` drive it with playwright-core.
 # bzip2: `models:pull pyannote-segmentation-3-0` unpacks a .tar.bz2 with tar, which runs bzip2 (slim images lack it).
-packages=(postgresql redis-server ffmpeg pocketsphinx pocketsphinx-en-us sox cmake g++ make chromium bzip2)
+# nginx, redis-sentinel: the load-balanced suite and the Sentinel failover test start their own instances (temporary
+# directories, free loopback ports, stopped at the end); the packages' own services are not used by them.
+packages=(postgresql redis-server ffmpeg pocketsphinx pocketsphinx-en-us sox cmake g++ make chromium bzip2
+  nginx redis-sentinel)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -16,6 +20,13 @@ if [ "${#missing[@]}" -gt 0 ]; then
   echo "Installing: ${missing[*]}"
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
+  # Debian starts a package's service on install where it can (systemd): an nginx on port 80 and a sentinel
+  # watching the shared Redis are not wanted here; the tests start their own.
+  if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+    for service in nginx redis-sentinel; do
+      if [[ " ${missing[*]} " == *" $service "* ]]; then as_root systemctl disable --now "$service" >/dev/null 2>&1 || true; fi
+    done
+  fi
 fi
 
 # PostgreSQL: start the cluster if it is not answering.

@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bull';
 import { Global, Module } from '@nestjs/common';
 import { QueuesConfig } from './queues.config';
 import { RedisConfig } from '../common/redis/redis.config';
+import { redisConnectionOptions } from '../common/redis/redis-connection';
 import { TRANSCRIPTION_QUEUE, WEBHOOK_DELIVERY_QUEUE } from './job-catalogue';
 
 /** Bull on the shared Redis; job keys carry the instance prefix. */
@@ -11,7 +12,9 @@ import { TRANSCRIPTION_QUEUE, WEBHOOK_DELIVERY_QUEUE } from './job-catalogue';
     BullModule.forRootAsync({
       inject: [RedisConfig, QueuesConfig],
       useFactory: (redis: RedisConfig, config: QueuesConfig) => ({
-        redis: redis.REDIS_URL,
+        // Bull's three clients per queue (commands, blocking wait, events) connect like every other client:
+        // sentinels, TLS, reconnection (redis-connection.ts).
+        redis: redisConnectionOptions(redis),
         prefix: `${redis.REDIS_PREFIX}:bull`,
         settings: {
           // A worker's blocking wait for new jobs; short, so shutdown does not hang on it.

@@ -43,12 +43,35 @@ export interface ChaosWorkspace {
   apiKey: string;
 }
 
-/** A workspace through the operator CLI (the compiled one), straight against this run's database. */
-export function createWorkspace(name: string, balanceEur: number, free = 0): ChaosWorkspace {
+/**
+ * A workspace through the operator CLI (the compiled one), straight against this run's database; `user` gives its
+ * first user an email and a dashboard password.
+ */
+export function createWorkspace(
+  name: string,
+  balanceEur: number,
+  free = 0,
+  user?: { email: string; password: string },
+): ChaosWorkspace {
+  const userArguments = user ? ['--email', user.email, '--password-stdin'] : [];
   const output = execFileSync(
     'node',
-    [CLI, 'workspace:create', '--name', name, '--balance', String(balanceEur), '--free', String(free)],
-    { env: { ...process.env, ...baseTestEnvironment(), LOG_LEVEL: 'error' }, encoding: 'utf8' },
+    [
+      CLI,
+      'workspace:create',
+      '--name',
+      name,
+      '--balance',
+      String(balanceEur),
+      '--free',
+      String(free),
+      ...userArguments,
+    ],
+    {
+      env: { ...process.env, ...baseTestEnvironment(), LOG_LEVEL: 'error' },
+      encoding: 'utf8',
+      input: user ? `${user.password}\n` : undefined,
+    },
   );
   const line = output.trim().split('\n').pop() ?? '';
   return JSON.parse(line) as ChaosWorkspace;

@@ -58,6 +58,11 @@ export class ServiceProcess {
     return this.child?.pid;
   }
 
+  /** Started and not exited (nor killed). */
+  get running(): boolean {
+    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   /**
    * Sends `signal` (SIGTERM: what an orchestrator sends) and resolves with how the process ended; SIGKILL and
    * a rejection if it is still running after `timeoutMs`.

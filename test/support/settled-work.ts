@@ -1,4 +1,5 @@
 import Bull from 'bull';
+import type { RedisOptions } from 'ioredis';
 import { TRANSCRIPTION_QUEUE, WEBHOOK_DELIVERY_QUEUE } from '../../src/queues/job-catalogue';
 import { eventually } from './eventually';
 
@@ -30,15 +31,19 @@ export class QueueInspector {
 
   /** Connects on first use, so a spec that never asks opens no Redis connection. */
   constructor(
-    private readonly redisUrl: string,
+    private readonly redis: string | RedisOptions,
     private readonly instancePrefix: string,
   ) {}
 
   private open(): { transcriptions: Bull.Queue; deliveries: Bull.Queue } {
     const options = { prefix: `${this.instancePrefix}:bull` };
+    const queue = (name: string) =>
+      typeof this.redis === 'string'
+        ? new Bull(name, this.redis, options)
+        : new Bull(name, { ...options, redis: this.redis });
     this.queues ??= {
-      transcriptions: new Bull(TRANSCRIPTION_QUEUE, this.redisUrl, options),
-      deliveries: new Bull(WEBHOOK_DELIVERY_QUEUE, this.redisUrl, options),
+      transcriptions: queue(TRANSCRIPTION_QUEUE),
+      deliveries: queue(WEBHOOK_DELIVERY_QUEUE),
     };
     return this.queues;
   }

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 /** The repository root: the nearest folder above this file with a package.json (works from TS and compiled JS). */
-function repositoryRoot(): string {
+export function repositoryRoot(): string {
   let directory = __dirname;
   while (!fs.existsSync(path.join(directory, 'package.json'))) {
     const parent = path.dirname(directory);

@@ -15,6 +15,8 @@ interface Link {
   upstream: Socket | null;
   /** Bytes stopped flowing on this link; it cannot carry a protocol exchange any more. */
   blackholed: boolean;
+  /** The pending connection to the target of a link held back by `connectDelayMs`. */
+  delayed?: NodeJS.Timeout;
 }
 
 /**
@@ -27,9 +29,14 @@ export class TcpFaultProxy {
   private currentMode: FaultMode = 'pass';
   private listeningPort = 0;
 
+  /**
+   * `connectDelayMs`: each new connection reaches the target only after this long (a slow, distant server);
+   * a function gives each connection its own delay.
+   */
   constructor(
     private readonly targetPort: number,
     private readonly targetHost = '127.0.0.1',
+    private readonly options: { connectDelayMs?: number | (() => number) } = {},
   ) {}
 
   get mode(): FaultMode {
@@ -110,12 +117,22 @@ export class TcpFaultProxy {
       this.silence(link);
       return;
     }
+    const delay =
+      typeof this.options.connectDelayMs === 'function'
+        ? this.options.connectDelayMs()
+        : (this.options.connectDelayMs ?? 0);
+    if (delay === 0) return this.forward(link);
+    client.pause();
+    link.delayed = setTimeout(() => this.forward(link), delay);
+  }
+
+  private forward(link: Link): void {
     const upstream = createConnection({ host: this.targetHost, port: this.targetPort });
     link.upstream = upstream;
     upstream.on('error', () => this.destroy(link));
     upstream.on('close', () => this.destroy(link));
-    client.pipe(upstream);
-    upstream.pipe(client);
+    link.client.pipe(upstream);
+    upstream.pipe(link.client);
   }
 
   /** Reads and drops in both directions: each side sees an open connection that never answers. */
@@ -129,6 +146,7 @@ export class TcpFaultProxy {
 
   private destroy(link: Link): void {
     if (!this.links.delete(link)) return;
+    clearTimeout(link.delayed);
     link.client.destroy();
     link.upstream?.destroy();
   }

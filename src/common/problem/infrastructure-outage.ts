@@ -33,7 +33,17 @@ const OUTAGE_MESSAGES = [
   'MaxRetriesPerRequestError',
   'Reached the max retries per request limit',
   "Stream isn't writeable",
+  // ioredis's commandTimeout: Redis accepted the connection but never answered (a hung or cut-off master, until
+  // the sentinels' failover is followed)
+  'Command timed out',
+  'All sentinels are unreachable',
 ];
+
+/**
+ * Redis replies of a node that cannot take the command now: a replica (a failover demoted the node the connection
+ * is on), one loading its data after a restart, or a replica that lost its master.
+ */
+const REDIS_NOT_NOW = /^(READONLY|LOADING|MASTERDOWN) /;
 
 export function isInfrastructureOutage(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
@@ -42,7 +52,8 @@ export function isInfrastructureOutage(error: unknown): boolean {
   if (candidate.name === 'MaxRetriesPerRequestError') return true;
   if (
     typeof candidate.message === 'string' &&
-    OUTAGE_MESSAGES.some((m) => String(candidate.message).includes(m))
+    (OUTAGE_MESSAGES.some((m) => String(candidate.message).includes(m)) ||
+      REDIS_NOT_NOW.test(candidate.message))
   ) {
     return true;
   }

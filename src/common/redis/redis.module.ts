@@ -1,16 +1,18 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { RedisConfig } from './redis.config';
+import { redisConnectionOptions } from './redis-connection';
 
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
 export const InjectRedis = (): ParameterDecorator => Inject(REDIS_CLIENT);
 
 /**
  * Commands fail fast while Redis is down or hangs (rate limiting then fails open, state publishing is
- * skipped) instead of waiting without bound.
+ * skipped, sign-in answers 503) instead of waiting without bound.
  */
 export function createRedisClient(config: RedisConfig): Redis {
-  return new Redis(config.REDIS_URL, {
+  return new Redis({
+    ...redisConnectionOptions(config),
     maxRetriesPerRequest: 2,
     enableOfflineQueue: true,
     lazyConnect: false,

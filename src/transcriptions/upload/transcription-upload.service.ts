@@ -10,6 +10,7 @@ import { TranscriptionsConfig } from '../transcriptions.config';
 import { OutboundUrlPolicy } from '../../outbound-url/outbound-url-policy';
 import { FileStorage } from '../../storage/file-storage';
 import type { StoredResponse } from '../idempotency.service';
+import { closeWithoutReset } from '../../common/http/lingering-close';
 import {
   admittedTranscriptionId,
   type IdempotentUpload,
@@ -117,7 +118,11 @@ export class TranscriptionUploadService {
       });
     } catch (error) {
       // A refusal before the body closes the connection: Node would otherwise read (and discard) all of it.
-      if (!request.readableDidRead) request.res?.setHeader('Connection', 'close');
+      // Without a reset, so that a proxy still sending the body reads the answer (closeWithoutReset).
+      if (!request.readableDidRead) {
+        request.res?.setHeader('Connection', 'close');
+        closeWithoutReset(request);
+      }
       throw error;
     }
   }
