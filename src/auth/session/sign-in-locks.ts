@@ -44,14 +44,12 @@ export async function lockUserExclusive(manager: EntityManager, userId: string):
 }
 
 /**
- * Whether the sign-in (refresh-token family) of the user is live: one of its tokens is not revoked. The same
- * rule as the access token's `sid` check (src/auth/jwt.strategy.ts). Asked under the shared lock, it cannot
- * change before the transaction ends.
+ * SQL: whether the sign-in (refresh-token family) `familyColumn` of the user `userColumn` is live, i.e. one of
+ * its tokens is not revoked: the rule of the access token's `sid` check (src/auth/jwt.strategy.ts), for a
+ * statement that must decide in the same snapshot (a client secret's redemption). Asked under the user's row
+ * held shared, it cannot change before that transaction ends.
  */
-export async function signInLive(manager: EntityManager, userId: string, familyId: string): Promise<boolean> {
-  const rows = await manager.query<unknown[]>(
-    `SELECT 1 FROM refresh_tokens WHERE family_id = $1 AND user_id = $2 AND revoked_on IS NULL LIMIT 1`,
-    [familyId, userId],
-  );
-  return rows.length > 0;
+export function signInLiveSql(familyColumn: string, userColumn: string): string {
+  return `EXISTS (SELECT 1 FROM refresh_tokens live_token WHERE live_token.family_id = ${familyColumn}
+    AND live_token.user_id = ${userColumn} AND live_token.revoked_on IS NULL)`;
 }
