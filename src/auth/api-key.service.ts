@@ -150,3 +150,20 @@ export class ApiKeyService {
       .execute();
   }
 }
+
+/**
+ * SQL: whether the API key `idColumn` still authenticates (not revoked, not expired): `ApiKeyService.verify`'s
+ * rule, for a statement that decides on something the key minted (a realtime client secret's redemption).
+ */
+export function apiKeyLiveSql(idColumn: string): string {
+  return `EXISTS (SELECT 1 FROM api_keys live_key WHERE live_key.id = ${idColumn}
+    AND live_key.revoked_on IS NULL AND (live_key.expires_on IS NULL OR live_key.expires_on > now()))`;
+}
+
+/**
+ * Holds the key's row shared until the transaction ends, so a revocation (an UPDATE of the row) waits for
+ * what is being decided under it, or is seen by it once committed.
+ */
+export async function lockApiKeyShared(manager: EntityManager, keyId: string): Promise<void> {
+  await manager.query('SELECT 1 FROM api_keys WHERE id = $1 FOR SHARE', [keyId]);
+}

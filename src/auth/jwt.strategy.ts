@@ -98,6 +98,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
       userId: user.id,
       credential: 'jwt',
       rateLimitKey: `user:${user.id}`,
+      ...(typeof claims.sid === 'string' ? { signInId: claims.sid } : {}),
     };
   }
 

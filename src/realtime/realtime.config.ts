@@ -123,4 +123,15 @@ export class RealtimeConfig {
   @Transform(toList)
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { each: true })
   REALTIME_COOKIE_ORIGINS: string[] = [];
+
+  /**
+   * Client secrets (POST /v1/realtime/client_secrets) a workspace may hold unused and unexpired at once; one
+   * more is refused (429 `client-secret-limit`, `Retry-After` until the first of them expires). Each secret is
+   * a bearer credential for a session of the workspace: minting them in bulk must not be free.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  REALTIME_CLIENT_SECRETS_MAX_PER_WORKSPACE = 100;
 }

@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import OpenAI from 'openai';
 import { DataSource } from 'typeorm';
 import { WebSocket } from 'ws';
@@ -6,11 +9,19 @@ import { eventually } from '../support/eventually';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { rawAudio, RealtimeTestClient } from '../support/realtime';
 import { testAudio } from '../support/shared-paths';
+import { UserPasswordService } from '../../src/auth/session/user-password.service';
+import { cookieValue, createUserWithPassword } from '../support/sessions';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { baseTestEnvironment } from '../support/test-environment';
 
 const GO_FORWARD = testAudio('pocketsphinx/goforward.wav'); // 2.8 s: "go forward ten meters"
 const ALLOWED_ORIGIN = 'https://studio.example';
 const CREDENTIAL_PROTOCOL = 'openai-insecure-api-key.';
+const PASSWORD = 'correct horse battery staple';
+/** Unused secrets a workspace may hold in this suite (REALTIME_CLIENT_SECRETS_MAX_PER_WORKSPACE). */
+const SECRETS_CAP = 3;
+const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
+const run = promisify(execFile);
 
 /** A refused handshake: the HTTP status and problem body the server answered instead of switching protocols. */
 async function handshakeRefusal(
@@ -45,7 +56,11 @@ describe('Realtime sessions from browsers: client secrets and the session cookie
   let t: TestApp;
   let port: number;
   beforeAll(async () => {
-    t = await startTestApp({ REALTIME_COOKIE_ORIGINS: ALLOWED_ORIGIN, MINIMUM_BALANCE_EUR: '0.0001' });
+    t = await startTestApp({
+      REALTIME_COOKIE_ORIGINS: ALLOWED_ORIGIN,
+      MINIMUM_BALANCE_EUR: '0.0001',
+      REALTIME_CLIENT_SECRETS_MAX_PER_WORKSPACE: String(SECRETS_CAP),
+    });
     port = await t.listeningPort();
   });
   afterAll(() => t.close());
@@ -259,6 +274,131 @@ describe('Realtime sessions from browsers: client secrets and the session cookie
       audio: { input: { transcription: { model: 'gpt-4o-transcribe' } } },
     });
     client.socket.close();
+  });
+
+  describe('a secret lives no longer than the credential that minted it', () => {
+    /** A dashboard sign-in through HTTP: its access token (with `sid`) and refresh cookie. */
+    async function signIn(): Promise<{ userId: string; accessToken: string; refreshToken: string }> {
+      const user = await createUserWithPassword(t, PASSWORD);
+      const response = await t.http().post('/v1/auth/login').send({ email: user.email, password: PASSWORD });
+      expect(response.status).toBe(200);
+      return {
+        userId: user.userId,
+        accessToken: response.body.data.accessToken as string,
+        refreshToken: cookieValue(response, 'stt_refresh'),
+      };
+    }
+
+    /** The upgrade with the secret is refused, saying its credential ended (and opens no session first). */
+    async function expectEnded(secret: string): Promise<void> {
+      const client = withSecret(secret);
+      const first = await eventually(
+        'session.created or error',
+        async () => client.events.find((event) => ['session.created', 'error'].includes(event.type)),
+        30_000,
+        20,
+      );
+      if (first.type === 'session.created') client.socket.close();
+      expect(first.type).toBe('error');
+      await expectUnauthorized(client, /credential that minted the client secret has ended/);
+    }
+
+    it('a live sign-in’s secret opens a session; after sign-out its other secret is refused (4001)', async () => {
+      const session = await signIn();
+      const kept = await mint(session.accessToken);
+      const orphaned = await mint(session.accessToken);
+      expect([kept.status, orphaned.status]).toEqual([201, 201]);
+      const client = withSecret(kept.body.value);
+      await client.next('session.created');
+      client.socket.close();
+
+      await t.http().post('/v1/auth/logout').set('Cookie', `stt_refresh=${session.refreshToken}`).expect(204);
+      await expectEnded(orphaned.body.value);
+    });
+
+    it('a new password ends the secrets its sign-ins minted', async () => {
+      const session = await signIn();
+      const minted = await mint(session.accessToken);
+      const { email } = (await t.http().get('/v1/account/profile').set(bearer(session.accessToken))).body
+        .data as { email: string };
+      // The service `user:set-password` calls (test/e2e/cli-passwords.e2e-spec.ts runs the command).
+      await t.app.get(UserPasswordService).setPassword(email, 'a brand new long password');
+      await expectEnded(minted.body.value);
+    });
+
+    it('deleting the user (node dist/cli.js user:delete) ends the secrets they minted with a sign-in or a token', async () => {
+      const session = await signIn();
+      const bySignIn = await mint(session.accessToken);
+      const byToken = await mint(t.issueToken(session.userId));
+      await run('node', [CLI, 'user:delete', '--user', session.userId], {
+        env: { ...process.env, ...baseTestEnvironment() },
+      });
+      await expectEnded(bySignIn.body.value);
+      await expectEnded(byToken.body.value);
+    });
+
+    it('revoking or expiring the minting API key ends its secrets; another key’s secret still opens', async () => {
+      const workspace = await t.createWorkspace({ name: 'Secrets of revoked keys' });
+      const session = bearer(t.issueToken(workspace.userId));
+      const key = async () => {
+        const created = await t.http().post('/v1/api-keys').set(session).send({ name: 'page server' });
+        expect(created.status).toBe(201);
+        return created.body.data as { id: string; key: string };
+      };
+      const [revoked, expired, live] = [await key(), await key(), await key()];
+      const fromRevoked = await mint(revoked.key);
+      const fromExpired = await mint(expired.key);
+      const fromLive = await mint(live.key);
+      await t.http().delete(`/v1/api-keys/${revoked.id}`).set(session).expect(204);
+      await t.app
+        .get(DataSource)
+        .query(`UPDATE api_keys SET expires_on = now() - interval '1 second' WHERE id = $1`, [expired.id]);
+
+      await expectEnded(fromRevoked.body.value);
+      await expectEnded(fromExpired.body.value);
+      const client = withSecret(fromLive.body.value);
+      await client.next('session.created');
+      client.socket.close();
+    });
+
+    it(`caps the unused secrets of a workspace at ${SECRETS_CAP}: one more is 429 client-secret-limit; a used or orphaned one frees its place`, async () => {
+      const workspace = await t.createWorkspace({ name: 'Secrets cap' });
+      // Minted all at once: the cap holds under concurrency (mints of a workspace take turns).
+      const burst = await Promise.all(
+        Array.from({ length: SECRETS_CAP + 4 }, () =>
+          mint(workspace.apiKey, { expires_after: { seconds: 600 } }),
+        ),
+      );
+      expect(burst.filter((response) => response.status === 201)).toHaveLength(SECRETS_CAP);
+      const refused = burst.find((response) => response.status === 429);
+      expect(refused?.body).toMatchObject({
+        type: expect.stringMatching(/\/client-secret-limit$/),
+        status: 429,
+        limit: SECRETS_CAP,
+      });
+      expect(String(refused?.body.detail)).toContain(`most allowed (${SECRETS_CAP})`);
+      const retryAfter = Number(refused?.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(600);
+      // Another workspace is not affected.
+      expect((await mint((await t.createWorkspace({ name: 'Secrets cap other' })).apiKey)).status).toBe(201);
+
+      // Using one frees its place.
+      const minted = burst.filter((response) => response.status === 201);
+      const client = withSecret(minted[0].body.value);
+      await client.next('session.created');
+      client.socket.close();
+      expect((await mint(workspace.apiKey)).status).toBe(201);
+      expect((await mint(workspace.apiKey)).status).toBe(429);
+
+      // The secrets of a revoked key open nothing: they free their places too.
+      const session = bearer(t.issueToken(workspace.userId));
+      const other = await t.http().post('/v1/api-keys').set(session).send({ name: 'to revoke' });
+      const keys = (await t.http().get('/v1/api-keys').set(session)).body.data as Array<{ id: string }>;
+      const original = keys.find((key) => key.id !== other.body.data.id);
+      await t.http().delete(`/v1/api-keys/${original?.id}`).set(session).expect(204);
+      expect((await mint(other.body.data.key as string)).status).toBe(201);
+    });
   });
 
   describe('the session cookie', () => {

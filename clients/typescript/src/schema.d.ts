@@ -474,7 +474,8 @@ export interface paths {
          *     carries the `x-ratelimit-*` headers. An API key's upgrades appear in its request log
          *     (`listApiKeyRequests`: 101, or the refusal's status).
          *
-         *     Other refusals of the session itself (bad, expired or used credential, no balance, too many sessions, a
+         *     Other refusals of the session itself (bad, expired or used credential, a client secret whose minting
+         *     credential has ended, no balance, too many sessions, a
          *     tier that cannot stream, ...) happen after the upgrade, as an `error` event and a close code, so
          *     browsers (which cannot read a refused handshake) see them too. Without `Upgrade: websocket` the answer
          *     is 426 `upgrade-required` (401 first without a credential).
@@ -935,12 +936,25 @@ export interface paths {
          *     `session` configuration given here (the URL's `model` is then ignored); `session.update` may change it as
          *     usual. The configuration is checked now as the session would check it.
          *
+         *     A secret lives no longer than the credential that minted it: it opens a session only while that
+         *     credential still would. Minted with an API key, the key must not be revoked or expired; minted with a
+         *     dashboard access token, its sign-in must not have ended (sign-out, a replayed refresh token, a new
+         *     password) and its user must still exist and act in the workspace. Otherwise the upgrade is close 4001
+         *     `unauthorized`, saying the minting credential has ended. This is checked when the secret is used, in
+         *     the transaction that spends it, so a sign-out or a revocation that commits first always wins.
+         *
+         *     A workspace holds at most `REALTIME_CLIENT_SECRETS_MAX_PER_WORKSPACE` (default 100) secrets that are
+         *     unused, unexpired and still backed by a live credential; one more is 429 `client-secret-limit`, with
+         *     `Retry-After` the seconds until the first of them expires.
+         *
          *     | Slug | Status | When |
          *     |---|---|---|
          *     | `malformed-request` | 400 | the body is not valid JSON |
          *     | `payload-too-large` | 413 | the body is over 1 MB |
          *     | `unsupported-media-type` | 415 | the body is not `application/json` |
          *     | `validation` | 422 | a member out of bounds or unknown at the top level; `session.type` not `transcription`; a format, model, language, vocabulary, `vocabulary_id` (not of this workspace) or turn detection a session refuses (`fieldErrors` keyed by the dotted path, e.g. `session.audio.input.format.rate`); a tier whose recogniser cannot stream |
+         *     | `rate-limit` | 429 | the rate limit of the caller's tier is exceeded |
+         *     | `client-secret-limit` | 429 | the workspace already holds its maximum of unused client secrets; `limit` gives the cap |
          */
         post: operations["createRealtimeClientSecret"];
         delete?: never;
@@ -2546,6 +2560,13 @@ export interface components {
             type?: unknown;
             /** @constant */
             status?: 422;
+            limit: number;
+        } & components["schemas"]["ProblemFields"];
+        /** @description `client-secret-limit` (429); `limit` is the number of unused client secrets a workspace may hold. */
+        ClientSecretLimitProblem: {
+            type?: unknown;
+            /** @constant */
+            status?: 429;
             limit: number;
         } & components["schemas"]["ProblemFields"];
         ValidationErrors: {
@@ -4344,7 +4365,30 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["RateLimited"];
+            /**
+             * @description | Slug | When |
+             *     |---|---|
+             *     | `rate-limit` | the rate limit of the caller's tier is exceeded |
+             *     | `client-secret-limit` | the workspace already holds its maximum of unused client secrets; `limit` gives the cap |
+             *
+             *     Either way, wait `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": (components["schemas"]["Problem"] & {
+                        type?: unknown;
+                        /** @constant */
+                        status?: 429;
+                    }) | components["schemas"]["ClientSecretLimitProblem"];
+                };
+            };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];

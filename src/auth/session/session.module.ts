@@ -11,6 +11,7 @@ import { RefreshToken } from './refresh-token.entity';
 import { SessionCookies } from './session-cookies';
 import { SessionController, SignupEnabledGuard } from './session.controller';
 import { SessionService } from './session.service';
+import { UserPasswordService } from './user-password.service';
 
 /** Dashboard sign-in, refresh and sign-out; sign-up creates workspaces through WorkspaceProvisioningModule. */
 @Module({
@@ -20,8 +21,14 @@ import { SessionService } from './session.service';
     WorkspaceProvisioningModule,
   ],
   controllers: [SessionController],
-  providers: [SessionService, LoginThrottleService, KnownDeviceService, SignupEnabledGuard],
-  exports: [SessionService],
+  providers: [
+    SessionService,
+    UserPasswordService,
+    LoginThrottleService,
+    KnownDeviceService,
+    SignupEnabledGuard,
+  ],
+  exports: [SessionService, UserPasswordService],
 })
 export class SessionModule implements OnApplicationBootstrap {
   constructor(

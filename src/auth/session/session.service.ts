@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { User } from '../../account/user.entity';
 import { Workspace } from '../../account/workspace.entity';
 import { WorkspaceProvisioningService } from '../provisioning/workspace-provisioning.service';
@@ -20,6 +20,7 @@ import {
   verifyPassword,
 } from './password-hasher';
 import { RefreshToken } from './refresh-token.entity';
+import { lockUserExclusive, lockUserShared } from './sign-in-locks';
 import { normaliseEmail } from './user-password.service';
 import type { Schema } from '../../openapi/contract-types';
 
@@ -94,7 +95,10 @@ export class SessionService implements OnModuleInit {
       throw new ProblemException('invalid-credentials', INVALID_CREDENTIALS);
     }
     await this.throttle.signInSucceeded(attempt);
-    return { ...(await this.issue(user, randomUUID())), deviceToken: this.devices.issue(email) };
+    // The hash the password was checked against: a new password set meanwhile refuses this sign-in.
+    const issued = await this.issue(user, randomUUID(), user.passwordHash);
+    if (!issued) throw new ProblemException('invalid-credentials', INVALID_CREDENTIALS);
+    return { ...issued, deviceToken: this.devices.issue(email) };
   }
 
   /**
@@ -122,7 +126,9 @@ export class SessionService implements OnModuleInit {
         throw (error as { code?: unknown }).code === UNIQUE_VIOLATION ? emailTaken() : error;
       });
     const user = await this.users.findOneByOrFail({ id: created.userId });
-    return { ...(await this.issue(user, randomUUID())), deviceToken: this.devices.issue(email) };
+    const issued = await this.issue(user, randomUUID(), null);
+    if (!issued) throw new ProblemException('invalid-credentials', 'The account was removed; sign up again.');
+    return { ...issued, deviceToken: this.devices.issue(email) };
   }
 
   /**
@@ -147,7 +153,7 @@ export class SessionService implements OnModuleInit {
     }
     if (rotated !== 'claimed') {
       if (!this.withinReuseGrace(rotated)) {
-        await this.revokeFamily(current.familyId);
+        await this.revokeFamily(current);
         throw invalidRefreshToken('The refresh token was already used; the session was ended for safety.');
       }
       // Absent when the rotation was made under another JWT_SECRET (or before successors were derived).
@@ -176,10 +182,12 @@ export class SessionService implements OnModuleInit {
    * Marks the token rotated and stores its successor, in one transaction and once: 'claimed' for the one
    * refresh that did, otherwise what another refresh or a sign-out did to it meanwhile (when it was rotated,
    * or 'revoked'). A refresh racing the claim waits on the row, so it sees the successor once it sees the
-   * rotation.
+   * rotation. It holds the user's row shared (sign-in-locks.ts): a sign-out, a replay's revocation or a new
+   * password either waits for the successor and revokes it too, or ends the family before the claim.
    */
   private claimRotation(token: RefreshToken, successor: string): Promise<'claimed' | 'revoked' | Date> {
     return this.refreshTokens.manager.transaction(async (manager) => {
+      if (!(await lockUserShared(manager, token.userId))) return 'revoked';
       const tokens = manager.getRepository(RefreshToken);
       const claimed = await tokens.update(
         { id: token.id, rotatedOn: IsNull(), revokedOn: IsNull() },
@@ -189,8 +197,8 @@ export class SessionService implements OnModuleInit {
         await tokens.insert(this.tokenRow(token.userId, token.familyId, successor));
         return 'claimed';
       }
-      const now = await tokens.findOneByOrFail({ id: token.id });
-      return now.revokedOn ? 'revoked' : (now.rotatedOn ?? 'revoked');
+      const now = await tokens.findOneBy({ id: token.id });
+      return !now || now.revokedOn ? 'revoked' : (now.rotatedOn ?? 'revoked');
     });
   }
 
@@ -202,23 +210,44 @@ export class SessionService implements OnModuleInit {
   async logout(token: string | null): Promise<void> {
     if (!token) return;
     const current = await this.refreshTokens.findOne({ where: { tokenHash: hashRefreshToken(token) } });
-    if (current) await this.revokeFamily(current.familyId);
+    if (current) await this.revokeFamily(current);
   }
 
   /**
    * Ends the sign-in: its refresh tokens (revokedOn), and with them its access tokens, whose `sid` the JWT
-   * strategy checks on every request.
+   * strategy checks on every request, and the client secrets it minted, checked when redeemed. Under the
+   * user's row held exclusively (sign-in-locks.ts), so a rotation in flight has either inserted its successor
+   * (revoked here, the UPDATE's snapshot being taken after the lock) or will find its token revoked.
    */
-  private async revokeFamily(familyId: string): Promise<void> {
-    await this.refreshTokens.update({ familyId, revokedOn: IsNull() }, { revokedOn: new Date() });
+  private async revokeFamily(token: Pick<RefreshToken, 'userId' | 'familyId'>): Promise<void> {
+    await this.refreshTokens.manager.transaction(async (manager) => {
+      await lockUserExclusive(manager, token.userId);
+      await manager
+        .getRepository(RefreshToken)
+        .update({ familyId: token.familyId, revokedOn: IsNull() }, { revokedOn: new Date() });
+    });
   }
 
-  /** A new sign-in: a random refresh token of a new family, and an access token. */
-  private async issue(user: User, familyId: string): Promise<IssuedSession> {
+  /**
+   * A new sign-in: a random refresh token of a new family, and an access token; null when the user was deleted
+   * or, given `checkedHash` (the hash a password sign-in checked), their password changed since. The token is
+   * inserted under the user's row held shared, so a new password set at the same time either sees this
+   * sign-in and ends it, or is seen here and refuses it.
+   */
+  private async issue(
+    user: User,
+    familyId: string,
+    checkedHash: string | null,
+  ): Promise<IssuedSession | null> {
     const workspace = await this.workspaceOf(user);
     const refreshToken = randomBytes(32).toString('base64url');
-    await this.refreshTokens.insert(this.tokenRow(user.id, familyId, refreshToken));
-    return this.session(user, workspace, familyId, refreshToken);
+    const inserted = await this.refreshTokens.manager.transaction(async (manager: EntityManager) => {
+      const locked = await lockUserShared(manager, user.id);
+      if (!locked || (checkedHash !== null && locked.passwordHash !== checkedHash)) return false;
+      await manager.getRepository(RefreshToken).insert(this.tokenRow(user.id, familyId, refreshToken));
+      return true;
+    });
+    return inserted ? this.session(user, workspace, familyId, refreshToken) : null;
   }
 
   private async workspaceOf(user: User): Promise<Workspace> {

@@ -5,6 +5,7 @@ import { User } from '../../account/user.entity';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { hashPassword, passwordProblem } from './password-hasher';
 import { RefreshToken } from './refresh-token.entity';
+import { lockUserExclusive } from './sign-in-locks';
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -13,10 +14,7 @@ export function normaliseEmail(email: string): string {
 /** Sets a user's dashboard password (operator CLI); the one place a stored password changes. */
 @Injectable()
 export class UserPasswordService {
-  constructor(
-    @InjectRepository(User) private readonly users: Repository<User>,
-    @InjectRepository(RefreshToken) private readonly refreshTokens: Repository<RefreshToken>,
-  ) {}
+  constructor(@InjectRepository(User) private readonly users: Repository<User>) {}
 
   async setPassword(emailInput: string, password: string): Promise<{ userId: string; email: string }> {
     const problem = passwordProblem(password);
@@ -24,9 +22,19 @@ export class UserPasswordService {
     const email = normaliseEmail(emailInput);
     const user = await this.users.findOneBy({ email });
     if (!user) throw ProblemException.notFound(`A user with the email ${email}`);
-    await this.users.update({ id: user.id }, { passwordHash: await hashPassword(password) });
-    // A new password ends every sign-in made with the old one.
-    await this.refreshTokens.update({ userId: user.id, revokedOn: IsNull() }, { revokedOn: new Date() });
+    const passwordHash = await hashPassword(password);
+    // A new password ends every sign-in made with the old one, in the transaction that sets it and under the
+    // user's row held exclusively (sign-in-locks.ts): a refresh rotating meanwhile has either stored its
+    // successor (revoked here) or finds its token revoked; a sign-in checked against the old hash is refused.
+    await this.users.manager.transaction(async (manager) => {
+      if (!(await lockUserExclusive(manager, user.id))) {
+        throw ProblemException.notFound(`A user with the email ${email}`);
+      }
+      await manager.getRepository(User).update({ id: user.id }, { passwordHash });
+      await manager
+        .getRepository(RefreshToken)
+        .update({ userId: user.id, revokedOn: IsNull() }, { revokedOn: new Date() });
+    });
     return { userId: user.id, email };
   }
 }

@@ -12,6 +12,8 @@ export interface Principal {
   rateLimitKey: string;
   /** The API key that authenticated the call (its request log); absent for a session (JWT). */
   apiKeyId?: string;
+  /** The dashboard sign-in (refresh-token family, the access token's `sid`) of a JWT that belongs to one. */
+  signInId?: string;
 }
 
 export type AuthOutcome =

@@ -35,6 +35,7 @@ export const PROBLEM_CATALOGUE = {
   validation: { status: 422, title: 'Validation failed' },
   'rate-limit': { status: 429, title: 'Too many requests' },
   'unbilled-processing-limit': { status: 429, title: 'Unbilled processing limit reached' },
+  'client-secret-limit': { status: 429, title: 'Client secret limit reached' },
   internal: { status: 500, title: 'Internal server error' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

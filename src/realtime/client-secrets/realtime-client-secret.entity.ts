@@ -9,12 +9,14 @@ import {
 } from 'typeorm';
 import { User } from '../../account/user.entity';
 import { Workspace } from '../../account/workspace.entity';
+import { ApiKey } from '../../auth/api-key.entity';
 import type { SessionConfig } from '../realtime-session-config';
 
 /**
  * A short-lived credential for one realtime session, minted by an authenticated call for a page that cannot
  * hold an API key (a browser). Stored only as a SHA-256 hash; it opens a single session of its workspace,
- * starting from the session configuration it was minted with.
+ * starting from the session configuration it was minted with, and only while the credential that minted it
+ * still would (`apiKeyId`, else the user and `signInId`): see RealtimeClientSecretRepository.consume.
  */
 @Entity('realtime_client_secrets')
 export class RealtimeClientSecret {
@@ -36,6 +38,22 @@ export class RealtimeClientSecret {
   @ManyToOne(() => User, { onDelete: 'SET NULL', nullable: true })
   @JoinColumn({ name: 'user_id' })
   user?: User | null;
+
+  /** The API key that minted it: the secret opens a session only while the key is live. */
+  @Column({ name: 'api_key_id', type: 'uuid', nullable: true })
+  apiKeyId: string | null;
+
+  @ManyToOne(() => ApiKey, { onDelete: 'CASCADE', nullable: true })
+  @JoinColumn({ name: 'api_key_id' })
+  apiKey?: ApiKey | null;
+
+  /**
+   * Minted with a dashboard access token: the sign-in (refresh-token family, the token's `sid`) it belongs to,
+   * which must still be live; null for a token of no sign-in (`token:issue`) or for a key. With no key, the
+   * user (`userId`) must still exist and act in this workspace.
+   */
+  @Column({ name: 'sign_in_id', type: 'uuid', nullable: true })
+  signInId: string | null;
 
   @Index('uq_realtime_client_secrets_hash', { unique: true })
   @Column({ name: 'secret_hash', type: 'char', length: 64 })

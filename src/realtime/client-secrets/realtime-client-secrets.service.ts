@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { API_KEY_PREFIX, generateApiKey, hashApiKey } from '../../auth/api-key.service';
 import type { AuthOutcome, Principal } from '../../common/principal/principal';
 import { isRecord } from '../../common/is-record';
@@ -10,7 +11,9 @@ import {
   initialSessionConfig,
   type SessionConfig,
 } from '../realtime-session-config';
+import { RealtimeConfig } from '../realtime.config';
 import { RealtimeSessionsService } from '../realtime-sessions.service';
+import type { RealtimeClientSecret } from './realtime-client-secret.entity';
 import { RealtimeClientSecretRepository } from './realtime-client-secret.repository';
 
 /** OpenAI's ephemeral-key prefix, so logs and secret scanners tell a client secret from an API key. */
@@ -40,13 +43,18 @@ export type RedeemedClientSecret =
  * Client secrets of realtime sessions: minted by an authenticated call (an API key or a dashboard session) for a
  * page that must not hold that credential, then presented on the WebSocket by the page. A secret belongs to its
  * workspace, is stored only as a SHA-256 hash, expires, and opens one session: the first upgrade that presents
- * it consumes it in the same statement that checks it, so two concurrent uses cannot both succeed.
+ * it consumes it in the same statement that checks it, so two concurrent uses cannot both succeed. It lives no
+ * longer than the credential that minted it: the redemption checks that credential (the key not revoked or
+ * expired; the sign-in not ended by sign-out, reuse detection or a new password; the user not deleted), which
+ * covers every way a credential ends, at the one moment that matters. A workspace holds at most
+ * REALTIME_CLIENT_SECRETS_MAX_PER_WORKSPACE unused ones.
  */
 @Injectable()
 export class RealtimeClientSecretsService {
   constructor(
     private readonly secrets: RealtimeClientSecretRepository,
     private readonly sessions: RealtimeSessionsService,
+    private readonly config: RealtimeConfig,
   ) {}
 
   async mint(principal: Principal, body: unknown): Promise<MintedClientSecret> {
@@ -60,13 +68,17 @@ export class RealtimeClientSecretsService {
     const lifetimeSeconds = parseExpiresAfter(request.expires_after);
     const config = await this.sessionConfig(principal.workspaceId, request.session);
     const secret = CLIENT_SECRET_PREFIX + generateApiKey().slice(API_KEY_PREFIX.length);
-    await this.secrets.removeSpent(principal.workspaceId);
-    const saved = await this.secrets.insert({
-      workspaceId: principal.workspaceId,
-      userId: principal.userId,
-      secretHash: hashApiKey(secret),
-      session: config,
-      expiresOn: new Date(Date.now() + lifetimeSeconds * 1000),
+    const saved = await this.secrets.forWorkspace(principal.workspaceId, async (manager) => {
+      await this.secrets.removeSpent(manager, principal.workspaceId);
+      await this.assertBelowLimit(manager, principal.workspaceId);
+      return this.secrets.insert(manager, {
+        workspaceId: principal.workspaceId,
+        userId: principal.userId,
+        ...mintingCredential(principal),
+        secretHash: hashApiKey(secret),
+        session: config,
+        expiresOn: new Date(Date.now() + lifetimeSeconds * 1000),
+      });
     });
     return {
       value: secret,
@@ -93,11 +105,32 @@ export class RealtimeClientSecretsService {
       ? 'The client secret is not known (or its workspace was deleted).'
       : known.usedOn
         ? 'The client secret was already used: each opens one session. Mint another with POST /v1/realtime/client_secrets.'
-        : 'The client secret has expired. Mint another with POST /v1/realtime/client_secrets.';
+        : known.expiresOn.getTime() <= Date.now()
+          ? 'The client secret has expired. Mint another with POST /v1/realtime/client_secrets.'
+          : 'The credential that minted the client secret has ended (signed out, a new password, the user deleted, or the API key revoked or expired): it opens nothing. Mint another with a live credential.';
     return {
       outcome: { kind: 'failed', problem: new ProblemException('unauthorized', detail) },
       config: null,
     };
+  }
+
+  /**
+   * Refuses a mint that would give the workspace more than its cap of unused, unexpired secrets (spent,
+   * expired and orphaned ones were just removed): 429 until the first of them expires or is used.
+   */
+  private async assertBelowLimit(manager: EntityManager, workspaceId: string): Promise<void> {
+    const limit = this.config.REALTIME_CLIENT_SECRETS_MAX_PER_WORKSPACE;
+    const outstanding = await this.secrets.outstanding(manager, workspaceId);
+    if (outstanding.count < limit) return;
+    const retryAfterSeconds = outstanding.firstExpiry
+      ? Math.max(1, Math.ceil((new Date(outstanding.firstExpiry).getTime() - Date.now()) / 1000))
+      : 1;
+    throw new ProblemException(
+      'client-secret-limit',
+      `This workspace already holds ${outstanding.count} unused client secrets, the most allowed (${limit}); one is freed when a secret is used, expires or its credential ends. Try again in ${retryAfterSeconds} s.`,
+      { limit },
+      { 'Retry-After': String(retryAfterSeconds) },
+    );
   }
 
   /**
@@ -118,6 +151,24 @@ export class RealtimeClientSecretsService {
       throw ProblemException.field(error.param ?? 'session', error.message);
     }
   }
+}
+
+/**
+ * What the secret's redemption will check is still live: the API key that minted it, or the dashboard sign-in
+ * (`sid`) of the access token (none for a token of no sign-in: then the user alone).
+ */
+function mintingCredential(principal: Principal): Pick<RealtimeClientSecret, 'apiKeyId' | 'signInId'> {
+  if (principal.credential === 'api-key' && principal.apiKeyId !== undefined) {
+    return { apiKeyId: principal.apiKeyId, signInId: null };
+  }
+  if (principal.credential === 'jwt' && principal.userId !== null) {
+    return { apiKeyId: null, signInId: principal.signInId ?? null };
+  }
+  // A client secret authenticates a WebSocket session only, never this route.
+  throw new ProblemException(
+    'forbidden',
+    'Client secrets are minted with an API key or a dashboard sign-in.',
+  );
 }
 
 function parseExpiresAfter(value: unknown): number {
