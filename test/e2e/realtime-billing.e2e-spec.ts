@@ -170,9 +170,12 @@ describe('Realtime sessions: who pays on every end', () => {
       return { threads, restore: () => spy.mockRestore() };
     }
 
-    /** Kills a session's recognition thread, as a native crash would. */
-    const killThread = (recognition: LiveRecognition) =>
-      (recognition as unknown as { worker: Worker }).worker.terminate();
+    /**
+     * Makes a session's recognition fail as a recogniser bug would: a request its thread throws on (the thread
+     * reports `failed`; the session ends with `server_error`).
+     */
+    const breakRecognition = (recognition: LiveRecognition) =>
+      (recognition as unknown as { worker: Worker }).worker.postMessage({ type: 'audio', samples: null });
 
     it('recognition failing after a transcript was delivered: completed, charged, duration set', async () => {
       const workspace = await t.createWorkspace({
@@ -187,7 +190,7 @@ describe('Realtime sessions: who pays on every end', () => {
         await client.stream(audio, BYTES_PER_SECOND, { chunkMs: 100, paced: false });
         const delivered = await client.next('conversation.item.input_audio_transcription.completed');
         expect(threads).toHaveLength(1);
-        await killThread(threads[0]);
+        breakRecognition(threads[0]);
         expect((await client.next('error')).error).toMatchObject({ code: 'server_error' });
         expect((await client.whenClosed()).code).toBe(1011);
 
@@ -219,7 +222,7 @@ describe('Realtime sessions: who pays on every end', () => {
         const silence = Buffer.alloc(BYTES_PER_SECOND);
         await client.stream(silence, BYTES_PER_SECOND, { chunkMs: 100, paced: false });
         await eventually('the thread took the audio', async () => threads.length === 1, 10_000, 20);
-        await killThread(threads[0]);
+        breakRecognition(threads[0]);
         expect((await client.whenClosed()).code).toBe(1011);
 
         const done = await settled(workspace.apiKey, id);
