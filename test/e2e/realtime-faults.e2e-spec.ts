@@ -97,14 +97,14 @@ describe('Realtime sessions and process faults', () => {
     const delivered = await client.next('conversation.item.input_audio_transcription.completed');
     // Killed once a renewal came after the delivery (the lease then ends more than 3 s after it).
     const db = t.app.get(DataSource);
-    const [{ now }] = (await db.query('SELECT now() AS now')) as Array<{ now: Date }>;
+    const [{ now }] = await db.query<Array<{ now: Date }>>('SELECT now() AS now');
     await eventually(
       'a renewal after the delivery',
       async () => {
-        const [row] = (await db.query(
+        const [row] = await db.query<Array<{ renewed: boolean }>>(
           `SELECT live_until > $2::timestamptz + interval '3 seconds' AS renewed FROM transcriptions WHERE id = $1`,
           [id, now],
-        )) as Array<{ renewed: boolean }>;
+        );
         return row.renewed;
       },
       10_000,
@@ -122,10 +122,10 @@ describe('Realtime sessions and process faults', () => {
       duration: seconds,
       cost: (Math.ceil(seconds) * 50) / 1e6,
     });
-    const ledger = (await db.query(
+    const ledger = await db.query<Array<{ amount_micro: string }>>(
       `SELECT amount_micro FROM balance_ledger WHERE transcription_id = $1 AND kind = 'charge'`,
       [id],
-    )) as Array<{ amount_micro: string }>;
+    );
     expect(ledger.map((row) => Number(row.amount_micro))).toEqual([-Math.ceil(seconds) * 50]);
   });
 

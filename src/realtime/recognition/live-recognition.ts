@@ -71,7 +71,7 @@ export class LiveRecognition {
   ) {
     const workerData: LiveRecognitionThreadData = {
       ...spec,
-      control: this.control.buffer as SharedArrayBuffer,
+      control: this.control.buffer,
     };
     this.worker = new Worker(threadScriptPath(), { workerData });
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
