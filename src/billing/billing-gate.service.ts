@@ -6,7 +6,7 @@ import { ProblemException } from '../common/problem/problem.exception';
 import { BillingConfig } from './billing.config';
 import type { ModelTier } from '../common/model-tier-catalogue';
 import { jobCostMicro, pricePerMinuteMicro } from './pricing';
-import { WorkspaceJobHistory } from './workspace-job-history';
+import { type OpenPaidJob, WorkspaceJobHistory } from './workspace-job-history';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -30,9 +30,9 @@ export interface Admission {
  * 1. A free transcription covers audio up to FREE_TRANSCRIPTION_MAX_MINUTES (of audio, whatever its channels); a
  *    longer file is paid.
  * 2. A paid job starts only when the balance covers its estimated cost (stated duration × price, × channels when
- *    multichannel) on top of
- *    the estimated cost of the workspace's other open paid jobs; without a stated duration, the balance must
- *    be at least MINIMUM_BALANCE_EUR (the charge at completion is still checked against the balance).
+ *    multichannel) on top of what the workspace's other open paid jobs hold (their estimates, and the
+ *    reservations of its realtime sessions); without a stated duration, that free balance must be at least
+ *    MINIMUM_BALANCE_EUR (the charge at completion is still checked against the balance).
  * 3. Failed jobs are never billed, so the audio of a workspace's failed jobs is bounded:
  *    UNBILLED_AUDIO_MINUTES_PER_DAY over the last 24 hours, after which new jobs get 429 until it frees up.
  * The same rules with the duration unknown (a free transcription left, or the minimum balance) are a
@@ -64,7 +64,7 @@ export class BillingGate {
             pricePerMinuteMicro(this.config, request.model),
             request.channels,
           );
-    const committedMicro = await this.openPaidEstimateMicro(tx, workspace.id);
+    const committedMicro = await this.heldMicro(tx, workspace.id);
     const available = workspace.balanceMicro - committedMicro;
     if (available < Math.max(minimumMicro, estimateMicro)) {
       const reasons = [
@@ -87,17 +87,23 @@ export class BillingGate {
     return { usesFree: false, estimateMicro: request.durationSeconds === null ? null : estimateMicro };
   }
 
-  /** Estimated cost of the workspace's open paid jobs with a known duration. */
-  private async openPaidEstimateMicro(tx: EntityManager, workspaceId: string): Promise<number> {
+  /**
+   * What the workspace's open paid jobs hold against its balance: a file job its estimated cost (when its
+   * duration is known), a realtime session its reservation. `exceptJobId`: a session raising its own.
+   */
+  async heldMicro(
+    tx: EntityManager,
+    workspaceId: string,
+    exceptJobId: string | null = null,
+  ): Promise<number> {
     const open = await this.jobs.openPaidJobs(tx, workspaceId);
-    return open.reduce(
-      (sum, job) =>
-        sum +
-        (job.duration === null
-          ? 0
-          : jobCostMicro(job.duration, pricePerMinuteMicro(this.config, job.model), job.channels)),
-      0,
-    );
+    return open.filter((job) => job.id !== exceptJobId).reduce((sum, job) => sum + this.holdOf(job), 0);
+  }
+
+  private holdOf(job: OpenPaidJob): number {
+    if (job.liveReservedMicro !== null) return job.liveReservedMicro;
+    if (job.duration === null) return 0;
+    return jobCostMicro(job.duration, pricePerMinuteMicro(this.config, job.model), job.channels);
   }
 
   private async assertUnbilledBudgetLeft(tx: EntityManager, workspaceId: string): Promise<void> {

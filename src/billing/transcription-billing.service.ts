@@ -6,8 +6,16 @@ import { BillingConfig } from './billing.config';
 import { BillingGate, type Admission, type AdmissionRequest } from './billing-gate.service';
 import { LedgerRepository } from './ledger.repository';
 import { LedgerService } from './ledger.service';
-import { jobCostMicro, pricePerMinuteMicro } from './pricing';
-import type { BilledJob } from './workspace-job-history';
+import {
+  type LiveSessionEnd,
+  type LiveSessionSettlement,
+  type LiveSessionUsage,
+  secondsCovered,
+  settleLiveSession,
+} from './live-session-settlement';
+import { costMicro, jobCostMicro, pricePerMinuteMicro } from './pricing';
+import type { ModelTier } from '../common/model-tier-catalogue';
+import type { BilledJob, BilledLiveSession } from './workspace-job-history';
 
 /** What settling a completed job came to. */
 export type Settlement =
@@ -28,7 +36,9 @@ export const ADMITTED_DURATION_TOLERANCE_SECONDS = 1;
  * - precheck: before an upload's body is read, the part of the billing gate that needs no duration;
  * - reserve: at creation, under the workspace row's lock, the gate and the free transcription it uses;
  * - settle: at completion, the charge for the decoded duration (or a refusal when the balance is short);
- * - release: at failure or deletion of an unfinished job, the reserved free transcription is given back.
+ * - release: at failure or deletion of an unfinished job, the reserved free transcription is given back;
+ * - for realtime sessions: reserveLiveWindow (what a paid session holds, raised a window at a time) and
+ *   settleLiveSession, the one settlement every end of a session goes through (live-session-settlement.ts).
  * With BILLING_ENABLED=false (self-hosting) this is the one place that turns billing off: every job is admitted
  * (no 402, no unbilled-audio 429), estimated and charged 0 without a ledger entry (so no balance.low), and
  * takes no free transcription; usage still counts the minutes, which come from the jobs themselves.
@@ -86,19 +96,77 @@ export class TranscriptionBilling {
   }
 
   /**
-   * The most audio a realtime session may receive before it is closed: what a free transcription covers when
-   * it took one, else what the workspace's balance pays for at the tier's price now (unlimited with billing
-   * off). Other open jobs' estimates are not held against it: settle checks the balance again at the end.
+   * The most audio (seconds) a realtime session may receive with what it holds now: what a free transcription
+   * covers when it took one, else what its reservation pays for at `tier`'s price (unlimited with billing off).
    */
-  async liveAllowanceSeconds(
-    job: Pick<BilledJob, 'workspaceId' | 'model' | 'usesFreeTranscription'>,
-  ): Promise<number> {
+  liveAllowanceSeconds(
+    session: Pick<BilledLiveSession, 'usesFreeTranscription' | 'liveReservedMicro'>,
+    tier: ModelTier,
+  ): number {
     if (!this.config.BILLING_ENABLED) return Number.POSITIVE_INFINITY;
-    if (job.usesFreeTranscription) return this.config.FREE_TRANSCRIPTION_MAX_MINUTES * 60;
-    const workspace = await this.accounts.findWorkspace(job.workspaceId);
-    const perSecondMicro = pricePerMinuteMicro(this.config, job.model) / 60;
-    if (perSecondMicro === 0) return Number.POSITIVE_INFINITY;
-    return Math.max(0, Math.floor((workspace?.balanceMicro ?? 0) / perSecondMicro));
+    if (session.usesFreeTranscription) return this.config.FREE_TRANSCRIPTION_MAX_MINUTES * 60;
+    return secondsCovered(session.liveReservedMicro ?? 0, pricePerMinuteMicro(this.config, tier));
+  }
+
+  /**
+   * What a paid realtime session holds against the balance after raising it by up to `windowSeconds` of audio
+   * at `tier`'s price, out of the balance no other open paid job holds (BillingGate.heldMicro), under the
+   * workspace row's lock. Unchanged when nothing is free (the session then ends at what it holds); 0 reserved
+   * on a free transcription or with billing off. `session.id` null: a session being opened.
+   */
+  async reserveLiveWindow(
+    tx: EntityManager,
+    session: Pick<BilledLiveSession, 'workspaceId' | 'usesFreeTranscription' | 'liveReservedMicro'> & {
+      id: string | null;
+    },
+    tier: ModelTier,
+    windowSeconds: number,
+  ): Promise<number> {
+    const current = session.liveReservedMicro ?? 0;
+    if (!this.config.BILLING_ENABLED || session.usesFreeTranscription) return current;
+    const workspace = await this.accounts.lockWorkspace(tx, session.workspaceId);
+    if (!workspace) return current;
+    const held = await this.gate.heldMicro(tx, session.workspaceId, session.id);
+    const free = workspace.balanceMicro - held - current;
+    const window = costMicro(windowSeconds, pricePerMinuteMicro(this.config, tier));
+    return current + Math.max(0, Math.min(free, window));
+  }
+
+  /**
+   * The settlement of a realtime session, whatever ended it (`end`): settleLiveSession decides from what it
+   * received and delivered, its reservation and the balance (locked here); a charge is posted to the ledger
+   * with the session's id (the entry outlives a deleted record). A `release` changes nothing here: the caller
+   * fails or removes the session and gives its free transcription back (release).
+   */
+  async settleLiveSession(
+    tx: EntityManager,
+    session: BilledLiveSession,
+    end: LiveSessionEnd,
+    usage: LiveSessionUsage,
+  ): Promise<LiveSessionSettlement> {
+    const workspace = this.config.BILLING_ENABLED
+      ? await this.accounts.lockWorkspace(tx, session.workspaceId)
+      : null;
+    const settlement = settleLiveSession(end, usage, {
+      billingEnabled: this.config.BILLING_ENABLED,
+      usesFreeTranscription: session.usesFreeTranscription,
+      pricePerMinuteMicro: pricePerMinuteMicro(this.config, session.model),
+      reservedMicro: session.liveReservedMicro,
+      balanceMicro: workspace?.balanceMicro ?? 0,
+    });
+    if (settlement.kind === 'charge' && settlement.costMicro > 0) {
+      await this.ledger.post(
+        {
+          workspaceId: session.workspaceId,
+          kind: 'charge',
+          amountMicro: -settlement.costMicro,
+          transcriptionId: session.id,
+          description: `${session.model} realtime session, ${Math.ceil(usage.receivedSeconds - 1e-9)} s${end === 'closed' ? '' : ` (${end})`}`,
+        },
+        tx,
+      );
+    }
+    return settlement;
   }
 
   /**

@@ -3,10 +3,13 @@ import type { ModelTier } from '../common/model-tier-catalogue';
 
 /** An open job that will be charged at completion: what its estimate is made of. */
 export interface OpenPaidJob {
+  id: string;
   model: ModelTier;
   /** Stated by the upload probe; null when unknown (then it holds nothing back). */
   duration: number | null;
   channels: number | null;
+  /** A realtime session's reservation: what it holds, in place of an estimate; null for a file job. */
+  liveReservedMicro: number | null;
 }
 
 /** The audio of a workspace's failed (never billed) jobs over a period. */
@@ -34,4 +37,9 @@ export interface BilledJob {
   channels: number | null;
   /** A completed job keeps the free transcription it used; an unfinished one gives it back. */
   status: string;
+}
+
+/** A realtime session as billing sees it: a job with what it reserved against the balance. */
+export interface BilledLiveSession extends BilledJob {
+  liveReservedMicro: number | null;
 }

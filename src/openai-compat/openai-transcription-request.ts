@@ -1,6 +1,6 @@
 import { MODEL_TIERS, type ModelTier } from '../common/model-tier-catalogue';
-import { codePointLength, unstorableTextReason } from '../common/validation/stored-text';
-import { parseUploadOptions, type UploadOptions } from '../transcriptions/upload/upload-options';
+import { ProblemException } from '../common/problem/problem.exception';
+import { parsePrompt, parseUploadOptions, type UploadOptions } from '../transcriptions/upload/upload-options';
 import { OpenAiApiError } from './openai-error';
 
 export const OPENAI_RESPONSE_FORMATS = ['json', 'text', 'srt', 'vtt', 'verbose_json'] as const;
@@ -20,9 +20,6 @@ export interface OpenAiTranscriptionRequest {
 
 const invalid = (param: string, message: string, code: string | null = null): OpenAiApiError =>
   new OpenAiApiError(400, message, 'invalid_request_error', code, param);
-
-/** The longest `prompt` kept on a job; the recogniser reads at most its end (the tier's prompt budget). */
-export const MAX_OPENAI_PROMPT_CHARS = 4000;
 
 /**
  * Reads OpenAI's form fields. `prompt` becomes the job's initial prompt for Whisper-family recognisers
@@ -58,13 +55,12 @@ export function readOpenAiTranscriptionRequest(fields: Record<string, string>): 
 }
 
 function readPrompt(raw: string | undefined): string | null {
-  if (raw === undefined || raw.trim() === '') return null;
-  const unstorable = unstorableTextReason(raw);
-  if (unstorable) throw invalid('prompt', `prompt ${unstorable}.`);
-  if (codePointLength(raw) > MAX_OPENAI_PROMPT_CHARS) {
-    throw invalid('prompt', `prompt must be at most ${MAX_OPENAI_PROMPT_CHARS} characters.`);
+  try {
+    return parsePrompt(raw);
+  } catch (error) {
+    if (error instanceof ProblemException) throw invalid('prompt', error.detail);
+    throw error;
   }
-  return raw;
 }
 
 /** `whisper-1` is the standard tier, a tier name is itself; no model at all is the default tier too. */

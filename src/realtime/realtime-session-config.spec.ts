@@ -53,6 +53,10 @@ describe('realtime session configuration', () => {
     [{ audio: { input: { transcription: { vocabulary: 'words' } } } }, `${PARAM}.vocabulary`],
     [{ audio: { input: { transcription: { vocabulary_id: 'nope' } } } }, `${PARAM}.vocabulary_id`],
     [{ metadata: { count: 3 } }, 'session.metadata'],
+    [{ audio: { input: { transcription: { prompt: 'a\u0000b' } } } }, `${PARAM}.prompt`],
+    [{ audio: { input: { transcription: { prompt: '\ud800' } } } }, `${PARAM}.prompt`],
+    [{ audio: { input: { transcription: { prompt: 'a'.repeat(4001) } } } }, `${PARAM}.prompt`],
+    [{ audio: { input: { transcription: { prompt: 7 } } } }, `${PARAM}.prompt`],
   ])('refuses %j naming %s', (session, param) => {
     expect(() => applySessionUpdate(initial, session)).toThrow(expect.objectContaining({ param }));
   });

@@ -1,7 +1,7 @@
 import { MODEL_TIERS, type ModelTier } from '../common/model-tier-catalogue';
 import { isRecord } from '../common/is-record';
 import { ProblemException } from '../common/problem/problem.exception';
-import { parseUploadOptions } from '../transcriptions/upload/upload-options';
+import { parsePrompt, parseUploadOptions } from '../transcriptions/upload/upload-options';
 import type { TurnDetection } from './recognition/live-transcriber';
 import { DEFAULT_AUDIO_FORMAT, parseAudioFormat, type RealtimeAudioFormat } from './realtime-audio-format';
 import { RealtimeRequestError } from './realtime-errors';
@@ -111,7 +111,10 @@ export function applySessionUpdate(current: SessionConfig, session: unknown): Se
   return next;
 }
 
-/** Vocabulary, saved vocabulary id, language and metadata follow exactly the file route's rules. */
+/**
+ * Vocabulary, saved vocabulary id, language and metadata follow exactly the file route's rules, and the prompt
+ * the OpenAI-compatible route's (parsePrompt: storable text, at most 4000 characters).
+ */
 function checkWithUploadRules(
   config: SessionConfig,
   transcription: Record<string, unknown>,
@@ -122,8 +125,10 @@ function checkWithUploadRules(
     vocabulary: `${TRANSCRIPTION}.vocabulary`,
     vocabulary_id: `${TRANSCRIPTION}.vocabulary_id`,
     metadata: 'session.metadata',
+    prompt: `${TRANSCRIPTION}.prompt`,
   };
   try {
+    config.prompt = parsePrompt(config.prompt);
     const parsed = parseUploadOptions({
       ...(config.language ? { language: config.language } : {}),
       ...(transcription.vocabulary !== undefined

@@ -29,7 +29,7 @@ import {
   type RealtimeErrorBody,
 } from './realtime-errors';
 import { applySessionUpdate, describeSession, type SessionConfig } from './realtime-session-config';
-import type { LiveSessionHandle, RealtimeSessionsService } from './realtime-sessions.service';
+import type { LiveGrant, LiveSessionHandle, RealtimeSessionsService } from './realtime-sessions.service';
 import { SocketBackpressure } from './socket-backpressure';
 
 /**
@@ -69,7 +69,11 @@ interface OpenItem {
  * One WebSocket client's transcription session, speaking OpenAI's Realtime transcription protocol: client
  * events are handled one at a time in arrival order; recognition runs on its own thread and its events become
  * server events as they come. The session ends on the client's close or on a refusal (an `error` event, then a
- * close code): what was recognised is kept, the received audio stored and billed, the transcription completed.
+ * close code); every end is settled by the one rule of live sessions (RealtimeSessionsService.end): what was
+ * delivered is paid, the received audio stored, the transcription completed (or failed unbilled when a server
+ * failure ended it before any text reached the client). A paid session receives only what it has reserved,
+ * raising its reservation as audio arrives; its progress is recorded with every lease renewal, so a lost process
+ * or a deletion settles from it.
  */
 export class RealtimeSession implements LiveSessionHandle {
   private readonly logger = new Logger(RealtimeSession.name);
@@ -78,7 +82,18 @@ export class RealtimeSession implements LiveSessionHandle {
   private recognition: LiveRecognition | null = null;
   private recognitionFailed: string | null = null;
   private transcription: Transcription | null = null;
+  /** What the session may spend (a free transcription or its reservation), and the audio that pays for. */
+  private grant: LiveGrant | null = null;
   private allowanceSamples = Number.POSITIVE_INFINITY;
+  /** A reservation being raised; the allowance a raise ahead of time was last tried at. */
+  private extending: Promise<void> | null = null;
+  private extendedAt = -1;
+  /** Whether recognised text (a partial or a final) reached the client: the session then pays on every end. */
+  private delivered = false;
+  /** What the last recorded progress held: samples received and final words delivered. */
+  private readonly recorded = { samples: 0, words: 0 };
+  private recording: Promise<boolean> = Promise.resolve(true);
+  private recordingInFlight = false;
   private vocabulary: string[] = [];
   private samples = 0;
   private uncommittedSamples = 0;
@@ -175,12 +190,17 @@ export class RealtimeSession implements LiveSessionHandle {
     return this.end(reason);
   }
 
+  /**
+   * The transcription is being deleted (or is gone): nothing more is delivered, what was received and delivered
+   * is recorded at once with the lease given up, so the deletion settles it (TranscriptionsService.delete).
+   */
   transcriptionDeleted(): void {
     this.deleted = true;
+    void this.record(true).catch(() => false);
     void this.end(
       new RealtimeSessionEnd(
         'transcription_deleted',
-        "The session's transcription was deleted; nothing is stored.",
+        "The session's transcription was deleted; what it received is billed when text was delivered, nothing is stored.",
       ),
     );
   }
@@ -200,7 +220,8 @@ export class RealtimeSession implements LiveSessionHandle {
     }
     const opened = await sessions.open(this.principal, this.config, this);
     this.transcription = opened.transcription;
-    this.allowanceSamples = opened.allowanceSeconds * LIVE_SAMPLE_RATE;
+    this.grant = opened.grant;
+    this.allowanceSamples = sessions.allowanceSeconds(opened.grant, this.config.tier) * LIVE_SAMPLE_RATE;
     if (this.ending) return;
     this.recognition = new LiveRecognition(this.dependencies.recognitionSpec(this.liveSettings()), {
       onEvents: (events) => this.onRecognition(events),
@@ -255,7 +276,8 @@ export class RealtimeSession implements LiveSessionHandle {
         await this.update(event.session);
         return;
       case 'input_audio_buffer.append':
-        this.append(event.audio);
+        // Waits only when the reservation is used up and must be raised before the audio is taken.
+        await this.append(event.audio);
         return;
       case 'input_audio_buffer.commit':
         this.commit();
@@ -296,9 +318,8 @@ export class RealtimeSession implements LiveSessionHandle {
     const { sessions } = this.dependencies;
     sessions.assertStreams(next.tier, 'session.audio.input.transcription.model');
     const vocabulary = await sessions.resolveVocabulary(this.principal.workspaceId, next);
-    if (next.tier !== this.config.tier && this.transcription) {
-      this.allowanceSamples =
-        (await sessions.tierAllowanceSeconds(this.transcription, next.tier)) * LIVE_SAMPLE_RATE;
+    if (next.tier !== this.config.tier && this.grant) {
+      this.allowanceSamples = sessions.allowanceSeconds(this.grant, next.tier) * LIVE_SAMPLE_RATE;
     }
     this.config = next;
     this.vocabulary = vocabulary;
@@ -307,7 +328,7 @@ export class RealtimeSession implements LiveSessionHandle {
     this.send({ type: 'session.updated', session: this.describe() });
   }
 
-  private append(audio: unknown): void {
+  private async append(audio: unknown): Promise<void> {
     if (typeof audio !== 'string' || audio.length % 4 !== 0 || !BASE64.test(audio)) {
       throw RealtimeRequestError.invalidValue(
         'audio',
@@ -329,6 +350,7 @@ export class RealtimeSession implements LiveSessionHandle {
       );
       return;
     }
+    await this.coverAllowance(this.samples + samples.length);
     const limit = this.limitSamples();
     const ends = this.samples + samples.length >= limit.samples;
     if (ends) samples = samples.subarray(0, Math.max(0, limit.samples - this.samples));
@@ -337,6 +359,7 @@ export class RealtimeSession implements LiveSessionHandle {
       this.samples += samples.length;
       this.uncommittedSamples += samples.length;
       recognition.append(samples.slice());
+      this.recordEvery();
     }
     if (ends) {
       void this.end(limit.reason);
@@ -352,6 +375,38 @@ export class RealtimeSession implements LiveSessionHandle {
     }
   }
 
+  /**
+   * A paid session's reservation raised before `samples` would pass what it covers, and ahead of time (not
+   * waited for) once less than half a window is left, so a client sending in real time never waits on it.
+   */
+  private async coverAllowance(samples: number): Promise<void> {
+    if (!this.grant || this.grant.usesFreeTranscription || !Number.isFinite(this.allowanceSamples)) return;
+    const halfWindow = (this.dependencies.config.REALTIME_RESERVATION_SECONDS * LIVE_SAMPLE_RATE) / 2;
+    if (samples >= this.allowanceSamples) {
+      await this.extendAllowance();
+    } else if (samples >= this.allowanceSamples - halfWindow && this.extendedAt !== this.allowanceSamples) {
+      this.extendedAt = this.allowanceSamples;
+      this.extendAllowance().catch((error: unknown) =>
+        this.logger.warn(`Realtime session ${this.sessionId}: reservation not raised: ${String(error)}`),
+      );
+    }
+  }
+
+  private extendAllowance(): Promise<void> {
+    const transcription = this.transcription;
+    if (!transcription) return Promise.resolve();
+    this.extending ??= this.dependencies.sessions
+      .extendReservation(transcription.id, this.config.tier)
+      .then((grant) => {
+        if (!grant) return;
+        this.grant = grant;
+        this.allowanceSamples =
+          this.dependencies.sessions.allowanceSeconds(grant, this.config.tier) * LIVE_SAMPLE_RATE;
+      })
+      .finally(() => (this.extending = null));
+    return this.extending;
+  }
+
   /** Where the session must stop: its maximum length or what the balance (or free transcription) covers. */
   private limitSamples(): { samples: number; reason: RealtimeSessionEnd } {
     const maxSeconds = this.dependencies.config.REALTIME_MAX_SESSION_SECONDS;
@@ -361,7 +416,7 @@ export class RealtimeSession implements LiveSessionHandle {
         samples: this.allowanceSamples,
         reason: new RealtimeSessionEnd(
           'insufficient_balance',
-          `The balance (or free transcription) covers ${Math.floor(this.allowanceSamples / LIVE_SAMPLE_RATE)} s of audio at the ${this.config.tier} tier; the session was closed with what was received.`,
+          `The balance (or free transcription) covers ${Math.floor(this.allowanceSamples / LIVE_SAMPLE_RATE)} s of audio at the ${this.config.tier} tier (what other open transcriptions hold aside); the session was closed with what was received, which is charged.`,
         ),
       };
     }
@@ -434,6 +489,7 @@ export class RealtimeSession implements LiveSessionHandle {
   /** Deltas only ever append (OpenAI clients concatenate them): all but the last word, once they are stable. */
   private sendPartial(text: string): void {
     const item = this.openItem();
+    if (text.trim() !== '') this.markDelivered();
     const words = text.split(' ').filter((word) => word !== '');
     const stable = words.slice(0, -1);
     let delta = '';
@@ -456,6 +512,7 @@ export class RealtimeSession implements LiveSessionHandle {
     this.utterancesSeen++;
     if (this.commitsInFlight === 0) this.uncommittedSamples = 0;
     this.words.push(...event.words);
+    if (event.words.length > 0) this.markDelivered();
     if (event.words.length > 0) this.speech.push({ start: event.startMs / 1000, end: event.endMs / 1000 });
     this.send({
       type: 'input_audio_buffer.committed',
@@ -482,6 +539,11 @@ export class RealtimeSession implements LiveSessionHandle {
     });
   }
 
+  /** Recognised text goes out now (sent right after this): from here on, the session pays on every end. */
+  private markDelivered(): void {
+    if (this.socket.readyState === this.socket.OPEN) this.delivered = true;
+  }
+
   private openItem(): OpenItem {
     return (this.item ??= { id: `item_${randomBytes(12).toString('hex')}`, sent: [] });
   }
@@ -502,6 +564,8 @@ export class RealtimeSession implements LiveSessionHandle {
     if (this.expiryTimer) clearTimeout(this.expiryTimer);
     this.backpressure.stop();
     if (reason) this.send(endingErrorEvent(reason));
+    // A deletion delivers nothing more: recognition stops first (between two native calls), unblocking a commit.
+    if (this.deleted) await this.recognition?.terminate();
     // Whatever is queued (an open session.update, appends) settles first; new messages are ignored from here on.
     await this.queue.catch(() => undefined);
     const recognition = this.recognition;
@@ -509,30 +573,16 @@ export class RealtimeSession implements LiveSessionHandle {
     else await recognition?.terminate();
     await new Promise<void>((resolve) => (this.pcm ? this.pcm.end(resolve) : resolve()));
     try {
-      if (this.transcription && this.deleted) this.dependencies.sessions.forget(this.transcription.id);
-      if (this.transcription && !this.deleted) {
-        const { sessions } = this.dependencies;
-        if (this.recognitionFailed) {
-          await sessions.abandon(this.transcription.id, `ENGINE_FAILED: ${this.recognitionFailed}`);
-        } else {
-          // Not while the server shuts down: its grace period is for storing what was recognised.
-          const speakerTurns =
-            recognition && reason?.reason !== 'server_shutting_down'
-              ? await this.speakerTurns(recognition)
-              : null;
-          await sessions.finish(this.transcription.id, {
-            config: this.config,
-            vocabulary: this.vocabulary,
-            words: this.words,
-            speakerTurns,
-            samples: this.samples,
-            pcmPath: this.pcmPath,
-          });
-        }
+      if (this.transcription && this.deleted) {
+        // The deletion settles from this (TranscriptionsService.delete), under the record's lock.
+        await this.record(true);
+        this.dependencies.sessions.forget(this.transcription.id);
+      } else if (this.transcription) {
+        await this.settle(this.transcription.id, reason, recognition);
       }
     } finally {
       // Renewed until here: decoding the backlog and diarizing can outlast the lease, and the reconciler would
-      // fail a session it thinks lost.
+      // settle a session it thinks lost.
       if (this.renewTimer) clearInterval(this.renewTimer);
       await recognition?.terminate();
       await rm(this.pcmPath, { force: true });
@@ -541,6 +591,42 @@ export class RealtimeSession implements LiveSessionHandle {
         reason?.reason ?? 'session ended',
       );
     }
+  }
+
+  /**
+   * Every end but a deletion: a server-side failure (recognition, or an error in the session) is `failed`, any
+   * other end `closed`; RealtimeSessionsService.end applies the rule. What was received and delivered is
+   * recorded first: if the settlement cannot be written (the database away), the reconciler settles from it
+   * once the lease has passed.
+   */
+  private async settle(
+    transcriptionId: string,
+    reason: RealtimeSessionEnd | null,
+    recognition: LiveRecognition | null,
+  ): Promise<void> {
+    const failed = this.recognitionFailed !== null || reason?.reason === 'server_error';
+    await this.record(false).catch((error: unknown) =>
+      this.logger.warn(`Realtime session ${this.sessionId}: progress not recorded: ${String(error)}`),
+    );
+    // Not after a failure, nor while the server shuts down (its grace period is for storing what was recognised).
+    const speakerTurns =
+      recognition && !failed && reason?.reason !== 'server_shutting_down'
+        ? await this.speakerTurns(recognition)
+        : null;
+    await this.dependencies.sessions.end(
+      transcriptionId,
+      failed ? 'failed' : 'closed',
+      {
+        config: this.config,
+        vocabulary: this.vocabulary,
+        words: this.words,
+        speakerTurns,
+        samples: this.samples,
+        delivered: this.delivered,
+        pcmPath: this.pcmPath,
+      },
+      `ENGINE_FAILED: ${this.recognitionFailed ?? 'the session failed on the server'}; no text had been delivered, nothing was charged`,
+    );
   }
 
   /**
@@ -592,10 +678,54 @@ export class RealtimeSession implements LiveSessionHandle {
   }
 
   private async renew(): Promise<void> {
-    if (!this.transcription) return;
-    const alive = await this.dependencies.sessions.renew(this.transcription.id).catch(() => true);
+    const alive = await this.record(false).catch(() => true);
     // Once ending, a transcription no longer `processing` is the session's own completion, not a deletion.
     if (!alive && !this.ending) this.transcriptionDeleted();
+  }
+
+  /** Records progress besides the timer once as much audio arrived as one renewal interval lasts. */
+  private recordEvery(): void {
+    const intervalSamples = (this.dependencies.sessions.leaseMs / 3 / 1000) * LIVE_SAMPLE_RATE;
+    if (this.recordingInFlight || this.samples - this.recorded.samples < intervalSamples) return;
+    this.record(false).catch((error: unknown) =>
+      this.logger.warn(`Realtime session ${this.sessionId}: progress not recorded: ${String(error)}`),
+    );
+  }
+
+  /**
+   * Records what the session received and delivered with its lease (renewed, or given up with `release`), one
+   * record at a time; false when its transcription is gone or no longer running. A record that fails is
+   * written again by the next (the words not yet recorded stay pending).
+   */
+  private record(release: boolean): Promise<boolean> {
+    const transcription = this.transcription;
+    if (!transcription) return Promise.resolve(true);
+    const run = async (): Promise<boolean> => {
+      const samples = this.samples;
+      const words = this.words.length;
+      this.recordingInFlight = true;
+      try {
+        const alive = await this.dependencies.sessions.recordProgress(
+          transcription.id,
+          {
+            audioSeconds: samples / LIVE_SAMPLE_RATE,
+            delivered: this.delivered,
+            model: this.config.tier,
+            newWords: this.words.slice(this.recorded.words, words),
+          },
+          // Once deleted the lease stays given up, whatever records after.
+          release || this.deleted,
+        );
+        this.recorded.samples = samples;
+        this.recorded.words = words;
+        return alive;
+      } finally {
+        this.recordingInFlight = false;
+      }
+    };
+    const next = this.recording.catch(() => true).then(run);
+    this.recording = next;
+    return next;
   }
 
   private liveSettings(): LiveSettings {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Principal } from '../common/principal/principal';
+import { type LiveSessionEnd, paysForAudio } from '../billing/live-session-settlement';
 import { TranscriptionBilling } from '../billing/transcription-billing.service';
 import type { ModelTier } from '../common/model-tier-catalogue';
 import { ProblemException } from '../common/problem/problem.exception';
@@ -19,7 +20,10 @@ import { TranscriptionEventsService } from '../transcriptions/transcription-even
 import { TranscriptionLifecycle } from '../transcriptions/transcription-lifecycle.service';
 import { RUNNING_STATUS } from '../transcriptions/transcription-state';
 import type { Transcription } from '../transcriptions/transcription.entity';
-import { TranscriptionRepository } from '../transcriptions/transcription.repository';
+import {
+  type LiveSessionProgress,
+  TranscriptionRepository,
+} from '../transcriptions/transcription.repository';
 import { combineVocabulary } from '../transcriptions/upload/upload-options';
 import { VocabulariesService } from '../vocabularies/vocabularies.service';
 import { LIVE_SAMPLE_RATE } from './recognition/live-transcriber';
@@ -33,10 +37,12 @@ export interface LiveSessionHandle {
   transcriptionDeleted(): void;
 }
 
+/** What a session may spend: a free transcription, or its reservation against the balance. */
+export type LiveGrant = Pick<Transcription, 'usesFreeTranscription' | 'liveReservedMicro'>;
+
 export interface OpenedSession {
   transcription: Transcription;
-  /** The most audio the session may receive (realtime-sessions.service: liveAllowanceSeconds). */
-  allowanceSeconds: number;
+  grant: LiveGrant;
 }
 
 /** What a session hands over at its end. */
@@ -48,15 +54,19 @@ export interface SessionOutcome {
   speakerTurns: SpeakerTurn[] | null;
   /** Samples received (16 kHz): the billed duration. */
   samples: number;
+  /** Whether recognised text (a partial or a final) reached the client. */
+  delivered: boolean;
   /** The received audio as raw 16 kHz PCM16 (a temporary file, removed by the caller). */
   pcmPath: string;
 }
 
 /**
- * Realtime sessions as transcriptions: opened `processing` (after the per-workspace limit and the billing gate),
- * completed at their end with the transcript, the received audio and the charge for it, through the same
- * completion as a file job (TranscriptionLifecycle.complete). A session whose instance died is failed by the
- * reconciler once its lease (`live_until`) has passed.
+ * Realtime sessions as transcriptions: opened `processing` (after the per-workspace limit and the billing gate,
+ * with a paid session's first reservation), settled at their end, whatever ended it, by the one rule of live
+ * sessions (TranscriptionLifecycle.endSession → TranscriptionBilling.settleLiveSession): completed with the
+ * transcript, the received audio and the charge for it, or failed unbilled when nothing was delivered. Each
+ * lease renewal records the session's progress, so the reconciler settles a session whose instance died (its
+ * lease passed) from it, and a deletion settles from what the session recorded when told to stop.
  */
 @Injectable()
 export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
@@ -158,6 +168,19 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
           }
           throw error;
         });
+      const reserved = admission.usesFree
+        ? null
+        : await this.billing.reserveLiveWindow(
+            tx,
+            {
+              id: null,
+              workspaceId: principal.workspaceId,
+              usesFreeTranscription: false,
+              liveReservedMicro: 0,
+            },
+            config.tier,
+            this.config.REALTIME_RESERVATION_SECONDS,
+          );
       const startedAt = new Date();
       return this.transcriptions.insert(tx, {
         workspaceId: principal.workspaceId,
@@ -179,55 +202,122 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
         requestId: currentRequestId(),
         startedAt,
         liveUntil: new Date(startedAt.getTime() + this.leaseMs),
+        liveAudioSeconds: 0,
+        liveDelivered: false,
+        liveWords: [],
+        liveReservedMicro: reserved,
       });
     });
     this.live.set(transcription.id, handle);
     await this.events.publish(transcription.id, { status: RUNNING_STATUS, progress: 0 });
-    return { transcription, allowanceSeconds: await this.billing.liveAllowanceSeconds(transcription) };
+    return {
+      transcription,
+      grant: {
+        usesFreeTranscription: transcription.usesFreeTranscription,
+        liveReservedMicro: transcription.liveReservedMicro,
+      },
+    };
   }
 
-  /** What a session may receive after it switched to `tier` (before any audio). */
-  tierAllowanceSeconds(transcription: Transcription, tier: ModelTier): Promise<number> {
-    return this.billing.liveAllowanceSeconds({ ...transcription, model: tier });
-  }
-
-  /** Extends the session's lease; false when its transcription is gone or no longer open. */
-  async renew(transcriptionId: string): Promise<boolean> {
-    return this.transcriptions.renewSession(transcriptionId, this.leaseMs);
+  /** The most audio (seconds) a session may receive at `tier` with what it holds. */
+  allowanceSeconds(grant: LiveGrant, tier: ModelTier): number {
+    return this.billing.liveAllowanceSeconds(grant, tier);
   }
 
   /**
-   * The end of a session: the received audio is stored as a 16 kHz WAV, the session's final settings are kept
-   * on the record, and the transcription completes (charged for the audio received) as a file job does.
+   * Raises a paid session's reservation by up to REALTIME_RESERVATION_SECONDS of audio at `tier`, out of the
+   * balance nothing else holds; what it holds afterwards, or null when its transcription is gone or no longer
+   * running.
    */
-  async finish(transcriptionId: string, outcome: SessionOutcome): Promise<Transcription | null> {
-    this.live.delete(transcriptionId);
-    const storageKey = `realtime/${new Date().toISOString().slice(0, 10)}/${randomUUID()}.wav`;
-    const bytes = await this.storage.write(storageKey, wavStream(outcome.pcmPath, outcome.samples));
-    const stored = await this.transcriptions.writeSessionResult(transcriptionId, {
-      storageKey,
-      fileSize: bytes,
-      model: outcome.config.tier,
-      language: outcome.config.language,
-      vocabulary: outcome.vocabulary,
-      prompt: outcome.config.prompt,
-      metadata: outcome.config.metadata,
+  async extendReservation(transcriptionId: string, tier: ModelTier): Promise<LiveGrant | null> {
+    return this.transcriptions.transaction(async (tx) => {
+      const session = await this.transcriptions.lockLiveSession(tx, transcriptionId);
+      if (!session) return null;
+      const reserved = await this.billing.reserveLiveWindow(
+        tx,
+        session,
+        tier,
+        this.config.REALTIME_RESERVATION_SECONDS,
+      );
+      if (reserved !== (session.liveReservedMicro ?? 0)) {
+        await this.transcriptions.setLiveReservation(tx, transcriptionId, reserved);
+      }
+      return {
+        usesFreeTranscription: session.usesFreeTranscription,
+        liveReservedMicro: session.usesFreeTranscription ? null : reserved,
+      };
     });
-    if (!stored) {
-      // Deleted (or finished by the reconciler) meanwhile: the audio has no record to belong to.
-      await this.storage.delete(storageKey).catch(() => undefined);
-      return null;
+  }
+
+  /**
+   * Records the session's progress with a lease renewal (`release`: the lease given up now, the session's
+   * process stops serving it); false when its transcription is gone or no longer running.
+   */
+  recordProgress(transcriptionId: string, progress: LiveSessionProgress, release = false): Promise<boolean> {
+    return this.transcriptions.recordSessionProgress(transcriptionId, release ? 0 : this.leaseMs, progress);
+  }
+
+  /**
+   * The end of a session, whatever ended it (`end`): the rule of live sessions decides whether it pays
+   * (TranscriptionLifecycle.endSession). One that pays has its received audio stored as a 16 kHz WAV and its
+   * final settings kept, when that can be done (a store that fails leaves the record without audio, still
+   * completed and charged), and completes with the delivered words; one that does not fails with `failure`.
+   */
+  async end(
+    transcriptionId: string,
+    end: Exclude<LiveSessionEnd, 'deleted' | 'lost'>,
+    outcome: SessionOutcome,
+    failure: string,
+  ): Promise<Transcription | null> {
+    this.live.delete(transcriptionId);
+    if (paysForAudio(end, outcome.delivered)) {
+      await this.storeSession(transcriptionId, outcome).catch((error: unknown) =>
+        this.logger.error(
+          `Realtime session ${transcriptionId}: audio and settings not stored (${error instanceof Error ? error.message : String(error)}); it is settled without them`,
+        ),
+      );
     }
     const words = outcome.speakerTurns
       ? assignSpeakers(outcome.words, outcome.speakerTurns)
       : outcome.words.map((word) => ({ ...word, speaker: null }));
-    return this.lifecycle.complete(transcriptionId, {
-      text: joinWords(words),
-      words,
-      detectedLanguage: outcome.config.language ?? 'en',
-      duration: outcome.samples / LIVE_SAMPLE_RATE,
-      speakerCount: countSpeakers(words),
-    });
+    return this.lifecycle.endSession(
+      transcriptionId,
+      end,
+      {
+        model: outcome.config.tier,
+        receivedSeconds: outcome.samples / LIVE_SAMPLE_RATE,
+        delivered: outcome.delivered,
+        result: {
+          text: joinWords(words),
+          words,
+          detectedLanguage: outcome.config.language ?? 'en',
+          speakerCount: countSpeakers(words),
+        },
+      },
+      failure,
+    );
+  }
+
+  /** The received audio as a WAV and the session's final settings, on its record. */
+  private async storeSession(transcriptionId: string, outcome: SessionOutcome): Promise<void> {
+    const storageKey = `realtime/${new Date().toISOString().slice(0, 10)}/${randomUUID()}.wav`;
+    const bytes = await this.storage.write(storageKey, wavStream(outcome.pcmPath, outcome.samples));
+    const stored = await this.transcriptions
+      .writeSessionResult(transcriptionId, {
+        storageKey,
+        fileSize: bytes,
+        model: outcome.config.tier,
+        language: outcome.config.language,
+        vocabulary: outcome.vocabulary,
+        prompt: outcome.config.prompt,
+        metadata: outcome.config.metadata,
+      })
+      .catch(async (error: unknown) => {
+        await this.storage.delete(storageKey).catch(() => undefined);
+        throw error;
+      });
+    // Deleted (or settled by the reconciler) meanwhile: the audio has no record to belong to.
+    if (!stored) await this.storage.delete(storageKey).catch(() => undefined);
   }
 
   /** The diarizer a file job of `tier` uses, for the speakers of a session's audio. */
@@ -235,24 +325,21 @@ export class RealtimeSessionsService implements OnModuleInit, OnModuleDestroy {
     return this.tiers.get(tier).diarizerChoice;
   }
 
-  /** A session whose transcription was deleted: nothing to store. */
+  /** A session whose transcription is being deleted: the deletion settles it. */
   forget(transcriptionId: string): void {
     this.live.delete(transcriptionId);
   }
 
-  /** A session that ended without a result (its recognition failed): failed and unbilled. */
-  async abandon(transcriptionId: string, errorMessage: string): Promise<void> {
-    this.live.delete(transcriptionId);
-    await this.lifecycle.fail(transcriptionId, errorMessage);
-  }
-
-  /** Fails the sessions whose instance stopped renewing them (killed); returns how many. */
+  /**
+   * Settles the sessions whose instance stopped renewing them (killed) from the progress their renewals
+   * recorded; returns how many.
+   */
   async reconcile(): Promise<number> {
     const lost = await this.transcriptions.lostSessions(100);
     for (const id of lost) {
-      await this.lifecycle.fail(
+      await this.lifecycle.settleLostSession(
         id,
-        'SESSION_LOST: the realtime session ended without closing (its server stopped); nothing was charged',
+        'SESSION_LOST: the realtime session ended without closing (its server stopped) before any text was delivered; nothing was charged',
       );
     }
     return lost.length;

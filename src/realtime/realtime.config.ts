@@ -116,6 +116,18 @@ export class RealtimeConfig {
   REALTIME_SESSION_LEASE_SECONDS = 60;
 
   /**
+   * How much audio (seconds, at the session's tier price) a paid realtime session reserves against the balance
+   * ahead of what it received: at open, and again each time half of it is left. A session holds at most this
+   * much beyond its audio, so one session does not lock a whole balance, and two cannot spend the same euro;
+   * when no more can be reserved it ends `insufficient_balance` with what it received charged.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  REALTIME_RESERVATION_SECONDS = 60;
+
+  /**
    * Origins besides the service's own whose pages may open a realtime session with the dashboard's session
    * cookie (comma-separated, e.g. `https://app.example`). A WebSocket is not subject to CORS: a page of any
    * other origin sending the cookie is refused (403 before the upgrade), so no other site acts as the user.

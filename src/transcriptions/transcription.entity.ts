@@ -12,7 +12,7 @@ import { User } from '../account/user.entity';
 import { Workspace } from '../account/workspace.entity';
 import { bigintNumber } from '../common/database/bigint-number.transformer';
 import type { ModelTier } from '../common/model-tier-catalogue';
-import type { SpeakerHints, TranscriptWord } from '../engine/engine.types';
+import type { RecognizedWord, SpeakerHints, TranscriptWord } from '../engine/engine.types';
 import type { TranscriptTextOptions } from './text/text-options';
 
 export const TRANSCRIPTION_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
@@ -202,6 +202,29 @@ export class Transcription {
    */
   @Column({ name: 'live_until', type: 'timestamptz', nullable: true })
   liveUntil: Date | null;
+
+  /**
+   * A realtime session's progress as its serving process last recorded it (with each lease renewal, and each
+   * time as much audio arrived as one renewal interval lasts): the audio received, in seconds of its 16 kHz
+   * sample count; whether recognised text reached the client; the final words delivered (cleared when the
+   * session ends). What the reconciler and a deletion settle from when the process cannot (issue 31).
+   */
+  @Column({ name: 'live_audio_seconds', type: 'double precision', nullable: true })
+  liveAudioSeconds: number | null;
+
+  @Column({ name: 'live_delivered', type: 'boolean', nullable: true })
+  liveDelivered: boolean | null;
+
+  @Column({ name: 'live_words', type: 'jsonb', nullable: true })
+  liveWords: RecognizedWord[] | null;
+
+  /**
+   * What a paid realtime session holds against the workspace's balance (micro-EUR), raised a window at a time
+   * as audio arrives: the billing gate counts it like an open file job's estimate, and its charge never exceeds
+   * it. Null for file jobs and sessions on a free transcription.
+   */
+  @Column({ name: 'live_reserved_micro', type: 'bigint', nullable: true, transformer: bigintNumber })
+  liveReservedMicro: number | null;
 
   @CreateDateColumn({ name: 'created_on', type: 'timestamptz' })
   createdOn: Date;

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Brackets, DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { OpenPaidJob, UnbilledAudio, WorkspaceJobHistory } from '../billing/workspace-job-history';
 import { MODEL_TIERS_BY_QUEUE_PRIORITY, type ModelTier } from '../common/model-tier-catalogue';
+import type { RecognizedWord } from '../engine/engine.types';
 import type { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
 import { pageAfterCursor } from './transcription-list-cursor';
 import {
@@ -29,6 +30,16 @@ export type SessionResultFields = Pick<
   Transcription,
   'storageKey' | 'fileSize' | 'model' | 'language' | 'vocabulary' | 'prompt' | 'metadata'
 >;
+
+/** A realtime session's progress, recorded with its lease (Transcription.liveAudioSeconds and the columns after). */
+export interface LiveSessionProgress {
+  audioSeconds: number;
+  delivered: boolean;
+  /** The tier it is billed at (it may change before any audio). */
+  model: ModelTier;
+  /** The final words delivered since the last record (appended to those recorded before). */
+  newWords: RecognizedWord[];
+}
 
 const T = 't';
 /** Open and handed to the worker queue (a Bull job exists, or should). */
@@ -312,10 +323,10 @@ export class TranscriptionRepository implements WorkspaceJobHistory {
 
   // What billing needs to know of a workspace's jobs (WorkspaceJobHistory).
 
-  /** The workspace's open jobs that are not on a free transcription. */
+  /** The workspace's open jobs that are not on a free transcription, with a live session's reservation. */
   openPaidJobs(tx: EntityManager, workspaceId: string): Promise<OpenPaidJob[]> {
     return this.select(tx)
-      .select([`${T}.id`, `${T}.model`, `${T}.duration`, `${T}.channels`])
+      .select([`${T}.id`, `${T}.model`, `${T}.duration`, `${T}.channels`, `${T}.liveReservedMicro`])
       .where(`${T}.workspace_id = :workspaceId`, { workspaceId })
       .andWhere(statusIn(`${T}.status`, OPEN_STATUSES))
       .andWhere(`${T}.uses_free_transcription = false`)
@@ -355,14 +366,62 @@ export class TranscriptionRepository implements WorkspaceJobHistory {
     return row?.open ?? 0;
   }
 
-  /** Extends a running session's lease; false when its transcription is gone or no longer running. */
-  async renewSession(id: string, leaseMs: number): Promise<boolean> {
+  /**
+   * Records a running session's progress and moves its lease to `leaseMs` from now (0: given up now, for its
+   * deletion); false when its transcription is gone or no longer running.
+   */
+  async recordSessionProgress(id: string, leaseMs: number, progress: LiveSessionProgress): Promise<boolean> {
     const updated = await this.update()
-      .set({ liveUntil: () => `now() + CAST(:lease AS interval)` })
-      .where('id = :id AND status = :running', { id, running: RUNNING_STATUS })
-      .setParameter('lease', `${leaseMs} milliseconds`)
+      .set({
+        liveUntil: () => `now() + CAST(:lease AS interval)`,
+        liveAudioSeconds: progress.audioSeconds,
+        liveDelivered: progress.delivered,
+        model: progress.model,
+        liveWords: () => `COALESCE(live_words, '[]'::jsonb) || CAST(:words AS jsonb)`,
+      })
+      .where('id = :id AND status = :running AND live_until IS NOT NULL', { id, running: RUNNING_STATUS })
+      .setParameters({ lease: `${leaseMs} milliseconds`, words: JSON.stringify(progress.newWords) })
       .execute();
     return (updated.affected ?? 0) > 0;
+  }
+
+  /** A running session locked for a change of its reservation; null when it is gone or no longer running. */
+  lockLiveSession(tx: EntityManager, id: string): Promise<Transcription | null> {
+    return this.select(tx)
+      .where(`${T}.id = :id AND ${T}.status = :running AND ${T}.live_until IS NOT NULL`, {
+        id,
+        running: RUNNING_STATUS,
+      })
+      .setLock('pessimistic_write')
+      .getOne();
+  }
+
+  async setLiveReservation(tx: EntityManager, id: string, reservedMicro: number): Promise<void> {
+    await this.update(tx).set({ liveReservedMicro: reservedMicro }).where('id = :id', { id }).execute();
+  }
+
+  /**
+   * Whether no process serves the session any more: it is gone, no longer running, or its lease has ended (given
+   * up for a deletion, or its process died).
+   */
+  async liveSessionReleased(id: string): Promise<boolean> {
+    const row = await this.select()
+      .select(`${T}.id`, 'id')
+      .where(`${T}.id = :id AND ${T}.status = :running AND ${T}.live_until > now()`, {
+        id,
+        running: RUNNING_STATUS,
+      })
+      .getRawOne<{ id: string }>();
+    return !row;
+  }
+
+  /** A session whose lease passed, locked for its settlement; null when it was settled or renewed meanwhile. */
+  lockLostSession(tx: EntityManager, id: string): Promise<Transcription | null> {
+    return this.select(tx)
+      .where(`${T}.id = :id`, { id })
+      .andWhere(LOST_SESSION)
+      .setLock('pessimistic_write')
+      .getOne();
   }
 
   /** Writes a running session's final settings and audio; false when it is gone or no longer running. */

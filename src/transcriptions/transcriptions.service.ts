@@ -17,6 +17,10 @@ import { Transcription } from './transcription.entity';
 import { TranscriptionRepository } from './transcription.repository';
 import { checkSpeakerNames } from './speaker-names';
 
+/** How long a deletion waits for the process serving a realtime session to stop it and record its progress. */
+const LIVE_STOP_DEADLINE_MS = 5_000;
+const LIVE_STOP_POLL_MS = 25;
+
 export interface TranscriptionPage {
   items: Transcription[];
   cursor: string | null;
@@ -79,25 +83,55 @@ export class TranscriptionsService {
 
   /**
    * Hard delete from any state: the record, the stored file, a waiting job; a running job is told to stop.
-   * A free transcription reserved by an unfinished job is given back; nothing is billed.
+   * A file job not yet completed is not billed and gives a reserved free transcription back. An open realtime
+   * session is settled first, by the rule every end of a session goes through (settleLiveSession): its process
+   * is told to stop and record what it received and delivered (stopLiveSession), then, in the transaction that
+   * removes the record, a session that delivered text is charged for its audio (the ledger entry stays, and so
+   * does its free transcription) and one that delivered nothing is not.
    */
   async delete(workspaceId: string, id: string): Promise<void> {
+    const stored = await this.get(workspaceId, id);
+    if (isOpen(stored.status) && stored.liveUntil !== null) await this.stopLiveSession(id);
     // The stored file goes first: a store that is down fails the delete (503 service-unavailable) and keeps
     // the record, so the client can retry, instead of a 204 that leaves the audio behind. A record whose
     // file is already gone deletes normally (removing a missing object succeeds).
-    const stored = await this.get(workspaceId, id);
     if (stored.storageKey) await this.storage.delete(stored.storageKey);
     const removed = await this.transcriptions.transaction(async (tx) => {
       const transcription = await this.transcriptions.lockInWorkspace(tx, workspaceId, id);
       if (!transcription) throw ProblemException.notFound('The transcription');
-      await this.billing.release(tx, transcription);
+      const settlement =
+        isOpen(transcription.status) && transcription.liveUntil !== null
+          ? await this.billing.settleLiveSession(tx, transcription, 'deleted', {
+              receivedSeconds: transcription.liveAudioSeconds ?? 0,
+              delivered: transcription.liveDelivered ?? false,
+            })
+          : null;
+      if (settlement?.kind !== 'charge') await this.billing.release(tx, transcription);
       await this.transcriptions.remove(tx, id);
       await keepListPosition(tx, transcription);
       return transcription;
     });
+    // A session that stored its audio between the first read and the removal.
+    if (removed.storageKey && removed.storageKey !== stored.storageKey) {
+      await this.storage.delete(removed.storageKey).catch(() => undefined);
+    }
     if (isOpen(removed.status)) {
       await this.queue.withdraw(workspaceId, id).catch(() => undefined);
       await this.events.publishCancel(id);
+    }
+  }
+
+  /**
+   * Asks whichever process serves the realtime session to stop it and record what it received and delivered
+   * (it then gives its lease up), and waits for that, at most LIVE_STOP_DEADLINE_MS. A process that does not
+   * answer (gone, or unreachable) leaves the progress its last lease renewal recorded: the audio since then
+   * (at most one renewal interval) goes unbilled.
+   */
+  private async stopLiveSession(id: string): Promise<void> {
+    await this.events.publishCancel(id);
+    const deadline = Date.now() + LIVE_STOP_DEADLINE_MS;
+    while (!(await this.transcriptions.liveSessionReleased(id)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, LIVE_STOP_POLL_MS));
     }
   }
 

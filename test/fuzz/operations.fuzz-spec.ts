@@ -640,12 +640,13 @@ describe('Contract fuzzing of every operation (paths, queries, headers, JSON bod
             // A valid body is still refused once the workspace has its maximum of webhook endpoints.
             const endpointsFull = slugOf(response) === 'webhook-endpoint-limit';
             // What a realtime session refuses beyond its schema: a tier that cannot stream or does not serve the
-            // language, a vocabulary_id of no vocabulary of the workspace.
+            // language, a vocabulary_id of no vocabulary of the workspace, a prompt PostgreSQL cannot store (NUL,
+            // a lone surrogate).
             const sessionRefused =
               route.operationId === 'createRealtimeClientSecret' &&
               response.status === 422 &&
               Object.keys(response.body.errors?.fieldErrors ?? {}).every((field) =>
-                /^session\.audio\.input\.transcription\.(model|language|vocabulary_id)$/.test(field),
+                /^session\.audio\.input\.transcription\.(model|language|vocabulary_id|prompt)$/.test(field),
               );
             if (response.status !== 404 && !urlRefused && !endpointsFull && !sessionRefused)
               expect({ where, status: response.status }).toEqual({

@@ -459,7 +459,12 @@ export interface paths {
          *     (101) and speaks the transcription session of OpenAI's Realtime API: every client and server message is
          *     described in **asyncapi.yaml** (AsyncAPI 3), the contract of what happens after the upgrade. Each
          *     session is a transcription (`processing` while open, `completed` at close with its text, words and the
-         *     received audio; billed per second of audio at the tier's price).
+         *     received audio; billed per started second of audio received at the tier's price). Every end of a session
+         *     is settled by one rule (asyncapi.yaml, "Who pays"): what was delivered is paid whether the client closes,
+         *     the server drains, recognition fails, the serving process dies or the transcription is deleted; only a
+         *     server-side failure, a lost process or a deletion before any text reached the client is unbilled. A paid
+         *     session holds a rolling reservation against the balance (`REALTIME_RESERVATION_SECONDS` of audio ahead),
+         *     counted by the billing gate like an open file job's estimate.
          *
          *     Credentials: `Authorization: Bearer` with an API key, access token or client secret
          *     (`POST /v1/realtime/client_secrets`); from a browser, which cannot set headers on a WebSocket, the
@@ -680,6 +685,15 @@ export interface paths {
          * @description Hard-deletes the record and the stored upload, from any state. Later reads, and a repeated delete,
          *     answer 404. The stored upload is removed first: when the upload store is unreachable the answer is 503
          *     and the record is kept, so the delete can be retried.
+         *
+         *     A file job not yet completed is not billed and gives its free transcription back. An open **realtime
+         *     session** is settled before its record goes: the process serving it is told to stop (the socket closes
+         *     4004 `transcription_deleted`) and to record what it received and delivered; then, in the transaction that
+         *     removes the record, a session that delivered text (a partial or a final transcript) is charged for the
+         *     audio it received, as at a normal close (the ledger entry stays; a free transcription it used stays
+         *     used), and one that delivered nothing is not. The answer waits for the serving process up to 5 s; one
+         *     that does not answer leaves what its last lease renewal recorded (at most one renewal interval,
+         *     `REALTIME_SESSION_LEASE_SECONDS`/3, of audio unbilled).
          *
          *     | Slug | Status | When |
          *     |---|---|---|
@@ -952,7 +966,7 @@ export interface paths {
          *     | `malformed-request` | 400 | the body is not valid JSON |
          *     | `payload-too-large` | 413 | the body is over 1 MB |
          *     | `unsupported-media-type` | 415 | the body is not `application/json` |
-         *     | `validation` | 422 | a member out of bounds or unknown at the top level; `session.type` not `transcription`; a format, model, language, vocabulary, `vocabulary_id` (not of this workspace) or turn detection a session refuses (`fieldErrors` keyed by the dotted path, e.g. `session.audio.input.format.rate`); a tier whose recogniser cannot stream |
+         *     | `validation` | 422 | a member out of bounds or unknown at the top level; `session.type` not `transcription`; a format, model, language, prompt (over 4000 characters, or with NUL or a lone surrogate), vocabulary, `vocabulary_id` (not of this workspace) or turn detection a session refuses (`fieldErrors` keyed by the dotted path, e.g. `session.audio.input.format.rate`); a tier whose recogniser cannot stream |
          *     | `rate-limit` | 429 | the rate limit of the caller's tier is exceeded |
          *     | `client-secret-limit` | 429 | the workspace already holds its maximum of unused client secrets; `limit` gives the cap |
          */
@@ -1930,7 +1944,12 @@ export interface components {
                         model?: ("standard" | "premium" | "premium_jade" | "whisper-1") | string;
                         /** @description ISO 639-1; the tier must serve it (PocketSphinx tiers serve `en`). */
                         language?: components["schemas"]["LanguageCode"] | "";
-                        /** @description Kept on the transcription; PocketSphinx does not read prompts (use `vocabulary`). */
+                        /**
+                         * @description Kept on the transcription; PocketSphinx does not read prompts (use `vocabulary`). Checked as the
+                         *     OpenAI-compatible route's `prompt`: at most 4000 characters (Unicode code points), no NUL and no
+                         *     lone UTF-16 surrogate (text PostgreSQL cannot store); otherwise 422 naming
+                         *     `session.audio.input.transcription.prompt`.
+                         */
                         prompt?: string;
                         /** @description Extension. Words and phrases to recognise, as `vocabulary` of an upload. */
                         vocabulary?: string[];
@@ -3762,8 +3781,8 @@ export interface operations {
              * @description `insufficient-balance`: no free transcription applies (none left, or the file is longer than a free
              *     transcription covers, `FREE_TRANSCRIPTION_MAX_MINUTES`, default 30 min), and the balance is below the
              *     minimum balance or cannot cover the file's estimated cost (duration stated by the container, or measured
-             *     from the audio's packets when it states none, × the tier's price) on top of the estimated cost of the workspace's other queued or processing paid
-             *     transcriptions. No job is created. Never answered when the operator switched billing off
+             *     from the audio's packets when it states none, × the tier's price) on top of what the workspace's other queued or processing paid
+             *     transcriptions hold (their estimated cost, and the reservation of each open paid realtime session). No job is created. Never answered when the operator switched billing off
              *     (`BILLING_ENABLED=false`).
              */
             402: {

@@ -4,15 +4,20 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createSherpaVad } from '../../engine/speech/sherpa-vad.binding';
-import type { LiveRecognitionSpec, LiveReply, LiveRequest } from './live-recognition-messages';
+import type { LiveRecognitionThreadData, LiveReply, LiveRequest } from './live-recognition-messages';
 import { createLiveRecognizer } from './live-recognizer';
 import { LIVE_SAMPLE_RATE, LiveTranscriber, type LiveEvent, type TurnDetection } from './live-transcriber';
 import { diarizeSessionAudio } from './session-diarization';
 
 const port = parentPort;
 if (!port) throw new Error('live-recognition.thread must run as a worker thread');
-const spec = workerData as LiveRecognitionSpec;
+const spec = workerData as LiveRecognitionThreadData;
 const send = (reply: LiveReply): void => port.postMessage(reply);
+const stopFlag = new Int32Array(spec.control);
+/** Set by the owner before it posts `stop`: the requests queued before it are skipped, not decoded. */
+const stopping = (): boolean => Atomics.load(stopFlag, 0) === 1;
+/** A diarization in progress (asynchronous native work): the thread ends only after it. */
+let diarizing: Promise<unknown> = Promise.resolve();
 
 try {
   const recognizer = createLiveRecognizer(spec.pocketsphinx, spec.live.vocabulary);
@@ -38,8 +43,12 @@ try {
   const handle = (request: LiveRequest): void => {
     let events: LiveEvent[] = [];
     switch (request.type) {
+      case 'stop':
+        // Closing the port lets the thread end by itself, between two native calls.
+        void diarizing.finally(() => port.close());
+        return;
       case 'diarize':
-        diarizeSessionAudio(request.settings, request.pcmPath, request.speech).then(
+        diarizing = diarizeSessionAudio(request.settings, request.pcmPath, request.speech).then(
           (turns) => send({ type: 'diarized', id: request.id, turns }),
           (error: unknown) =>
             send({
@@ -72,6 +81,7 @@ try {
     send({ type: 'events', events, received: transcriber.samplesReceived });
   };
   port.on('message', (request: LiveRequest) => {
+    if (stopping() && request.type !== 'stop') return;
     try {
       handle(request);
     } catch (error) {

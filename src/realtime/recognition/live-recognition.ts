@@ -2,7 +2,12 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { EngineChoice } from '../../engine/registry/engine-descriptor';
 import type { SpeakerTurn, TimeSpan } from '../../engine/engine.types';
-import type { LiveRecognitionSpec, LiveReply, LiveRequest } from './live-recognition-messages';
+import type {
+  LiveRecognitionSpec,
+  LiveRecognitionThreadData,
+  LiveReply,
+  LiveRequest,
+} from './live-recognition-messages';
 import type { LiveEvent, LiveSettings } from './live-transcriber';
 import { RecognitionBacklog } from './recognition-backlog';
 
@@ -22,6 +27,12 @@ function threadScriptPath(): string {
   }
   return path.join(__dirname, 'live-recognition.thread.js');
 }
+
+/**
+ * How long a stop may take before the thread is terminated outright: one request's native work (a chunk, an
+ * utterance's commit, a diarization) is far shorter.
+ */
+const STOP_DEADLINE_MS = 30_000;
 
 /** The requests the thread answers, as sent before they are given an id. */
 type AnsweredRequest =
@@ -48,13 +59,22 @@ export class LiveRecognition {
   private nextId = 0;
   readonly backlog = new RecognitionBacklog();
   private stopped = false;
+  /** Shared with the thread: slot 0 set to 1 asks it to skip the work still queued (live-recognition.thread). */
+  private readonly control = new Int32Array(new SharedArrayBuffer(4));
+  private readonly exited: Promise<void>;
+  private stopping: Promise<void> | null = null;
   readonly ready: Promise<void>;
 
   constructor(
     spec: LiveRecognitionSpec,
     private readonly listener: LiveRecognitionListener,
   ) {
-    this.worker = new Worker(threadScriptPath(), { workerData: spec });
+    const workerData: LiveRecognitionThreadData = {
+      ...spec,
+      control: this.control.buffer,
+    };
+    this.worker = new Worker(threadScriptPath(), { workerData });
+    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
     let markReady: () => void = () => undefined;
     let markFailed: (error: Error) => void = () => undefined;
     this.ready = new Promise<void>((resolve, reject) => {
@@ -127,9 +147,26 @@ export class LiveRecognition {
     return reply.turns;
   }
 
-  async terminate(): Promise<void> {
+  /**
+   * Ends the thread, skipping the audio still queued. Never `worker.terminate()` first: a thread terminated
+   * inside a native call (PocketSphinx, the VAD) aborts the whole process (`Napi::Error`, measured: a delete
+   * during decoding took the API down). The thread is asked to stop between two calls, and terminated only if it
+   * has not ended after STOP_DEADLINE_MS.
+   */
+  terminate(): Promise<void> {
     this.stopped = true;
-    await this.worker.terminate();
+    this.stopping ??= (async () => {
+      Atomics.store(this.control, 0, 1);
+      this.worker.postMessage({ type: 'stop' } satisfies LiveRequest);
+      let timer: NodeJS.Timeout | undefined;
+      const ended = await Promise.race([
+        this.exited.then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), STOP_DEADLINE_MS))),
+      ]);
+      clearTimeout(timer);
+      if (!ended) await this.worker.terminate();
+    })();
+    return this.stopping;
   }
 
   private request(request: AnsweredRequest): Promise<LiveReply | null> {
@@ -152,8 +189,7 @@ export class LiveRecognition {
 
   private fail(message: string): void {
     if (this.stopped) return;
-    this.stopped = true;
     this.listener.onFailure(message);
-    void this.worker.terminate();
+    void this.terminate();
   }
 }

@@ -31,6 +31,11 @@ export interface UploadOptions {
 }
 
 export const MAX_VOCABULARY_WORDS = 500;
+/**
+ * The longest `prompt` kept on a job (OpenAI-compatible route) or a realtime session: Unicode code points. The
+ * recogniser reads at most its end (the tier's prompt budget).
+ */
+export const MAX_PROMPT_CHARS = 4000;
 export const MAX_METADATA_KEYS = 16;
 export const MAX_METADATA_KEY_LENGTH = 40;
 export const MAX_METADATA_VALUE_LENGTH = 500;
@@ -74,6 +79,21 @@ export function parseUploadOptions(fields: Record<string, string>): UploadOption
     text: parseTextOptions(fields),
     multichannel: parseBoolean('multichannel', fields.multichannel) ?? false,
   };
+}
+
+/**
+ * A free-text initial prompt, checked as every stored text is: no NUL or lone surrogate (PostgreSQL cannot store
+ * them), at most MAX_PROMPT_CHARS. Blank is no prompt. The one check of `prompt`, wherever it is given (the
+ * OpenAI-compatible route, `session.update`, a realtime client secret); the refusal names the field `prompt`.
+ */
+export function parsePrompt(raw: string | undefined | null): string | null {
+  if (raw === undefined || raw === null || raw.trim() === '') return null;
+  const unstorable = unstorableTextReason(raw);
+  if (unstorable) throw ProblemException.field('prompt', `prompt ${unstorable}.`);
+  if (codePointLength(raw) > MAX_PROMPT_CHARS) {
+    throw ProblemException.field('prompt', `prompt must be at most ${MAX_PROMPT_CHARS} characters.`);
+  }
+  return raw;
 }
 
 function parseModel(raw: string | undefined): ModelTier {
