@@ -1,5 +1,6 @@
 import { AccountConfig } from './account/account.config';
 import { AdminConfig } from './admin/admin.config';
+import { AuditConfig } from './audit/audit.config';
 import { AuthConfig } from './auth/auth.config';
 import { DashboardSessionConfig } from './auth/session/dashboard-session.config';
 import { BillingConfig } from './billing/billing.config';
@@ -37,6 +38,7 @@ export const APP_CONFIG_SLICES: readonly ConfigSlice[] = [
   RateLimitConfig,
   AuthConfig,
   DashboardSessionConfig,
+  AuditConfig,
   AccountConfig,
   StorageConfig,
   OutboundUrlConfig,

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AccountModule } from './account/account.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { SessionModule } from './auth/session/session.module';
 import { BillingModule } from './billing/billing.module';
@@ -43,6 +44,7 @@ export class AppModule {
         StorageModule,
         MetricsModule,
         HttpPlatformModule,
+        AuditModule,
         AuthModule,
         HealthModule,
         LanguagesModule,

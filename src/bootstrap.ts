@@ -16,6 +16,7 @@ import { enableConfiguredCors, securityHeaders } from './common/http/security-he
 import { FrameworkDetailAtDebug } from './common/logging/framework-detail-at-debug';
 import { literalUndecodablePath } from './common/http/undecodable-path';
 import { assignRequestId } from './common/logging/request-id';
+import { bindClientAddress } from './common/http/client-address';
 import { validationPipe } from './common/http/validation-pipe';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter';
 import { RouteErrorShapes } from './common/problem/route-error-shapes';
@@ -53,6 +54,8 @@ export async function createHttpApp(configuration: Configuration): Promise<INest
   app.use(assignRequestId);
   // The client address of per-IP rate limits (request.ip): X-Forwarded-For only from trusted proxies.
   app.set('trust proxy', http.TRUST_PROXY);
+  // Then the client address under that setting, for what records it (audit events).
+  app.use(bindClientAddress);
   applyIdleTimeouts(app.getHttpServer(), http);
   answerOversizedHeadsAsProblems(app.getHttpServer(), problems);
   app.use(idleRequestTimeout(http, problems));

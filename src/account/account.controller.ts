@@ -47,6 +47,6 @@ export class AccountController {
     @CurrentPrincipal() principal: Principal,
     @Body() body: UpdateAccountSettingsDto,
   ): Promise<ResponseOf<'updateAccountSettings'>> {
-    return { data: await this.settings.update(principal.workspaceId, body) };
+    return { data: await this.settings.update(principal, body) };
   }
 }

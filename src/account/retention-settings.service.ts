@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { isUUID } from 'class-validator';
-import { Repository } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { AuditActor, AuditLog } from '../audit/audit-log.service';
 import { Workspace } from './workspace.entity';
 import { ProblemException } from '../common/problem/problem.exception';
 
@@ -19,12 +20,25 @@ export interface RetentionChange {
   transcriptDays?: number | null;
 }
 
-/** The one place a workspace's retention is read and changed (CLI now, the dashboard later). */
+/** The one place a workspace's retention is read and changed (the CLI and the dashboard's settings). */
 @Injectable()
 export class RetentionSettingsService {
-  constructor(@InjectRepository(Workspace) private readonly workspaces: Repository<Workspace>) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly audit: AuditLog,
+  ) {}
 
-  async update(workspaceId: string, change: RetentionChange): Promise<RetentionSettings> {
+  /**
+   * Applies the change with its audit event (`workspace.retention_changed`, before and after) in one
+   * transaction: the caller's when given (the dashboard's settings change several things at once), else one
+   * of its own. A change that changes nothing writes no event.
+   */
+  async update(
+    workspaceId: string,
+    change: RetentionChange,
+    actor: AuditActor,
+    manager?: EntityManager,
+  ): Promise<RetentionSettings> {
     for (const [name, days] of Object.entries(change)) {
       if (days !== undefined && days !== null && (!Number.isInteger(days) || days < 0)) {
         throw ProblemException.field(
@@ -33,21 +47,43 @@ export class RetentionSettingsService {
         );
       }
     }
-    const workspace = isUUID(workspaceId) ? await this.workspaces.findOneBy({ id: workspaceId }) : null;
-    if (!workspace) throw ProblemException.notFound('The workspace');
-    if (change.audioDays !== undefined) workspace.audioRetentionDays = change.audioDays;
-    if (change.transcriptDays !== undefined) workspace.transcriptRetentionDays = change.transcriptDays;
-    await this.workspaces.update(
-      { id: workspaceId },
-      {
-        audioRetentionDays: workspace.audioRetentionDays,
-        transcriptRetentionDays: workspace.transcriptRetentionDays,
-      },
-    );
-    return {
-      workspaceId,
-      audioRetentionDays: workspace.audioRetentionDays,
-      transcriptRetentionDays: workspace.transcriptRetentionDays,
+    const run = async (tx: EntityManager): Promise<RetentionSettings> => {
+      const workspace = isUUID(workspaceId)
+        ? await tx
+            .getRepository(Workspace)
+            .findOne({ where: { id: workspaceId }, lock: { mode: 'pessimistic_write' } })
+        : null;
+      if (!workspace) throw ProblemException.notFound('The workspace');
+      const before = {
+        audioDays: workspace.audioRetentionDays,
+        transcriptDays: workspace.transcriptRetentionDays,
+      };
+      const after = {
+        audioDays: change.audioDays === undefined ? before.audioDays : change.audioDays,
+        transcriptDays: change.transcriptDays === undefined ? before.transcriptDays : change.transcriptDays,
+      };
+      if (after.audioDays !== before.audioDays || after.transcriptDays !== before.transcriptDays) {
+        await tx
+          .getRepository(Workspace)
+          .update(
+            { id: workspaceId },
+            { audioRetentionDays: after.audioDays, transcriptRetentionDays: after.transcriptDays },
+          );
+        await this.audit.record(tx, {
+          actor,
+          workspaceId,
+          action: 'workspace.retention_changed',
+          target: { type: 'workspace', id: workspaceId },
+          before,
+          after,
+        });
+      }
+      return {
+        workspaceId,
+        audioRetentionDays: after.audioDays,
+        transcriptRetentionDays: after.transcriptDays,
+      };
     };
+    return manager ? run(manager) : this.dataSource.transaction(run);
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes } from 'node:crypto';
 import { EntityManager, IsNull, MoreThan, Repository } from 'typeorm';
+import { AuditActor, AuditLog } from '../audit/audit-log.service';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AuthConfig } from './auth.config';
 import { ApiKey } from './api-key.entity';
@@ -30,23 +31,30 @@ export function generateApiKey(): string {
 
 export type ApiKeyRejection = 'unknown' | 'revoked' | 'expired';
 
+/** What the audit log keeps of a key: never the key nor its hash. */
+function keyFacts(key: ApiKey): Record<string, unknown> {
+  return { name: key.name, prefix: key.prefix, expiresOn: key.expiresOn, userId: key.userId };
+}
+
 @Injectable()
 export class ApiKeyService {
   constructor(
     @InjectRepository(ApiKey) private readonly apiKeys: Repository<ApiKey>,
     private readonly config: AuthConfig,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
    * Creates a key and returns it in clear: the only time it is ever available. The key belongs to the
    * workspace; `userId` (null for none) only says whose profile it shows. A workspace holds at most
    * API_KEYS_MAX_PER_WORKSPACE live keys (422 `api-key-limit`): each key is a credential to manage, and the
-   * workspace's rate limit is shared by all of them (RATE_LIMIT_WORKSPACE_PER_MINUTE).
+   * workspace's rate limit is shared by all of them (RATE_LIMIT_WORKSPACE_PER_MINUTE). The audit event
+   * `api_key.created` (by `actor`) is written in the key's transaction.
    */
   async create(
     workspaceId: string,
     userId: string | null,
-    options: { name?: string; expiresInDays?: number; manager?: EntityManager } = {},
+    options: { name?: string; expiresInDays?: number; manager?: EntityManager; actor: AuditActor },
   ): Promise<{ id: string; apiKey: string; prefix: string; expiresOn: Date | null; key: ApiKey }> {
     const apiKey = generateApiKey();
     const expiresOn =
@@ -54,7 +62,7 @@ export class ApiKeyService {
     const insert = async (manager: EntityManager): Promise<ApiKey> => {
       await this.assertBelowLimit(manager, workspaceId);
       const repository = manager.getRepository(ApiKey);
-      return repository.save(
+      const key = await repository.save(
         repository.create({
           workspaceId,
           userId,
@@ -66,6 +74,14 @@ export class ApiKeyService {
           lastUsedOn: null,
         }),
       );
+      await this.audit.record(manager, {
+        actor: options.actor,
+        workspaceId,
+        action: 'api_key.created',
+        target: { type: 'api_key', id: key.id },
+        after: keyFacts(key),
+      });
+      return key;
     };
     const saved = options.manager
       ? await insert(options.manager)
@@ -104,15 +120,23 @@ export class ApiKeyService {
     return { key };
   }
 
-  /** Revokes by the key in clear; answers whether a live key was revoked. */
-  async revoke(apiKey: string): Promise<{ id: string; revokedOn: Date } | null> {
-    const key = await this.apiKeys.findOne({ where: { keyHash: hashApiKey(apiKey) } });
-    if (!key) return null;
-    if (!key.revokedOn) {
-      key.revokedOn = new Date();
-      await this.apiKeys.save(key);
-    }
-    return { id: key.id, revokedOn: key.revokedOn };
+  /**
+   * Revokes by the key in clear (the operator's CLI); answers the key's id and revocation time, null for an
+   * unknown key. A key already revoked stays as it was, with no new event.
+   */
+  async revoke(apiKey: string, actor: AuditActor): Promise<{ id: string; revokedOn: Date } | null> {
+    return this.apiKeys.manager.transaction(async (tx) => {
+      const key = await tx
+        .getRepository(ApiKey)
+        .findOne({ where: { keyHash: hashApiKey(apiKey) }, lock: { mode: 'pessimistic_write' } });
+      if (!key) return null;
+      if (!key.revokedOn) {
+        key.revokedOn = new Date();
+        await tx.getRepository(ApiKey).update(key.id, { revokedOn: key.revokedOn });
+        await this.recordRevocation(tx, key, actor);
+      }
+      return { id: key.id, revokedOn: key.revokedOn };
+    });
   }
 
   /** The workspace's live keys (not revoked), newest first. */
@@ -123,13 +147,34 @@ export class ApiKeyService {
     });
   }
 
-  /** Revokes a key of the workspace by id; false when the workspace has no such live key. */
-  async revokeInWorkspace(workspaceId: string, id: string): Promise<boolean> {
-    const result = await this.apiKeys.update(
-      { id, workspaceId, revokedOn: IsNull() },
-      { revokedOn: new Date() },
-    );
-    return (result.affected ?? 0) > 0;
+  /**
+   * Revokes a key of the workspace by id, with its audit event in the same transaction; false when the
+   * workspace has no such live key.
+   */
+  async revokeInWorkspace(workspaceId: string, id: string, actor: AuditActor): Promise<boolean> {
+    return this.apiKeys.manager.transaction(async (tx) => {
+      const key = await tx.getRepository(ApiKey).findOne({
+        where: { id, workspaceId, revokedOn: IsNull() },
+        lock: { mode: 'pessimistic_write' },
+      });
+      // Locked, then checked again: of two revocations racing, one finds it already revoked.
+      const result = key
+        ? await tx.getRepository(ApiKey).update({ id, revokedOn: IsNull() }, { revokedOn: new Date() })
+        : null;
+      if (!key || !result?.affected) return false;
+      await this.recordRevocation(tx, key, actor);
+      return true;
+    });
+  }
+
+  private recordRevocation(tx: EntityManager, key: ApiKey, actor: AuditActor): Promise<string> {
+    return this.audit.record(tx, {
+      actor,
+      workspaceId: key.workspaceId,
+      action: 'api_key.revoked',
+      target: { type: 'api_key', id: key.id },
+      before: keyFacts(key),
+    });
   }
 
   /**

@@ -36,7 +36,7 @@ export class ApiKeysController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
   ): Promise<void> {
-    await this.apiKeys.revoke(principal.workspaceId, id);
+    await this.apiKeys.revoke(principal, id);
   }
 
   @Get(':id/requests')

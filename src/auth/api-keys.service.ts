@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { actorOf } from '../audit/audit-log.service';
 import { ProblemException } from '../common/problem/problem.exception';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyService } from './api-key.service';
@@ -33,13 +34,14 @@ export class ApiKeysService {
     const created = await this.apiKeys.create(principal.workspaceId, principal.userId, {
       name: name.trim(),
       expiresInDays,
+      actor: actorOf(principal),
     });
     // A key just made has never been used: the contract states it as null.
     return { ...toView(created.key), lastUsedAt: null, key: created.apiKey };
   }
 
-  async revoke(workspaceId: string, id: string): Promise<void> {
-    if (!(await this.apiKeys.revokeInWorkspace(workspaceId, id)))
+  async revoke(principal: Principal, id: string): Promise<void> {
+    if (!(await this.apiKeys.revokeInWorkspace(principal.workspaceId, id, actorOf(principal))))
       throw ProblemException.notFound('The API key');
   }
 }

@@ -3,7 +3,9 @@ import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { User } from '../account/user.entity';
+import { AuditModule } from '../audit/audit.module';
 import { ApiKey } from './api-key.entity';
+import { ApiKeyNetworks } from './api-key-networks.service';
 import { ApiKeyRequest } from './api-key-request.entity';
 import { ApiKeyRequestLog } from './api-key-request-log.service';
 import { ApiKeyRequestLogMiddleware } from './api-key-request-log.middleware';
@@ -18,13 +20,14 @@ import { SessionCookies } from './session/session-cookies';
 import { TokenService } from './token.service';
 
 @Module({
-  imports: [PassportModule, TypeOrmModule.forFeature([ApiKey, ApiKeyRequest, User])],
+  imports: [PassportModule, AuditModule, TypeOrmModule.forFeature([ApiKey, ApiKeyRequest, User])],
   controllers: [ApiKeysController],
   providers: [
     ApiKeyService,
     ApiKeysService,
     ApiKeyRequestLog,
     ApiKeyRequestLogMiddleware,
+    ApiKeyNetworks,
     TokenService,
     JwtStrategy,
     ApiKeyHeaderStrategy,
@@ -40,6 +43,7 @@ import { TokenService } from './token.service';
     SessionCookies,
     ApiKeyRequestLog,
     ApiKeyRequestLogMiddleware,
+    ApiKeyNetworks,
   ],
 })
 export class AuthModule {}

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Workspace } from '../account/workspace.entity';
-import { eurToMicro } from '../common/money';
+import { AuditActor, AuditLog } from '../audit/audit-log.service';
+import { eurToMicro, microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
 
 export interface AutoReloadChange {
@@ -17,9 +18,13 @@ export interface AutoReloadChange {
  */
 @Injectable()
 export class AutoReloadSettingsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly audit: AuditLog,
+  ) {}
 
-  async update(workspaceId: string, change: AutoReloadChange): Promise<void> {
+  /** The change and its audit event (`billing.auto_reload_changed`, before and after) commit together. */
+  async update(workspaceId: string, change: AutoReloadChange, actor: AuditActor): Promise<void> {
     if (change.thresholdEur !== undefined && !(change.thresholdEur >= 0)) {
       throw ProblemException.field('threshold', 'threshold must be a EUR amount ≥ 0');
     }
@@ -52,6 +57,26 @@ export class AutoReloadSettingsService {
         autoReloadThresholdMicro: threshold,
         autoReloadAmountMicro: amount,
       });
+      await this.audit.record(tx, {
+        actor,
+        workspaceId: workspace.id,
+        action: 'billing.auto_reload_changed',
+        target: { type: 'workspace', id: workspace.id },
+        before: autoReloadFacts(
+          workspace.autoReloadEnabled,
+          workspace.autoReloadThresholdMicro,
+          workspace.autoReloadAmountMicro,
+        ),
+        after: autoReloadFacts(change.enabled, threshold, amount),
+      });
     });
   }
+}
+
+function autoReloadFacts(enabled: boolean, thresholdMicro: number | null, amountMicro: number | null) {
+  return {
+    enabled,
+    threshold: thresholdMicro === null ? null : microToEur(thresholdMicro),
+    amount: amountMicro === null ? null : microToEur(amountMicro),
+  };
 }

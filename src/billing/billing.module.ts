@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
 import { WebhookEventsModule } from '../webhooks/events/webhook-events.module';
 import { AutoReloadSettingsService } from './auto-reload-settings.service';
 import { LedgerEntry } from './ledger-entry.entity';
@@ -12,7 +13,7 @@ import { LedgerService } from './ledger.service';
  * imports nothing from transcriptions.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([LedgerEntry]), WebhookEventsModule],
+  imports: [TypeOrmModule.forFeature([LedgerEntry]), WebhookEventsModule, AuditModule],
   providers: [LedgerRepository, LedgerService, AutoReloadSettingsService],
   exports: [LedgerRepository, LedgerService, AutoReloadSettingsService],
 })

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Workspace } from '../account/workspace.entity';
+import { AuditActor, AuditLog } from '../audit/audit-log.service';
 import { microToEur } from '../common/money';
 import { ProblemException } from '../common/problem/problem.exception';
 import { WebhookEventsOutbox } from '../webhooks/events/webhook-events-outbox.service';
@@ -45,7 +46,35 @@ export class LedgerService {
   constructor(
     private readonly accounts: LedgerRepository,
     private readonly webhookEvents: WebhookEventsOutbox,
+    private readonly audit: AuditLog,
   ) {}
+
+  /**
+   * A top-up by someone (the operator's CLI today; a payment provider's callback later): the posting and its
+   * audit event (`billing.balance_topped_up`) commit together.
+   */
+  topUp(
+    workspaceId: string,
+    amountMicro: number,
+    description: string,
+    actor: AuditActor,
+  ): Promise<{ entry: LedgerEntry; workspace: Workspace }> {
+    return this.accounts.transaction(async (tx) => {
+      const posted = await this.post({ workspaceId, kind: 'top-up', amountMicro, description }, tx);
+      await this.audit.record(tx, {
+        actor,
+        workspaceId,
+        action: 'billing.balance_topped_up',
+        target: { type: 'workspace', id: workspaceId },
+        details: {
+          amount: microToEur(amountMicro),
+          balanceAfter: microToEur(posted.workspace.balanceMicro),
+          ledgerEntryId: posted.entry.id,
+        },
+      });
+      return posted;
+    });
+  }
 
   async post(
     posting: LedgerPosting,

@@ -2,6 +2,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { Repository } from 'typeorm';
 import { User } from '../account/user.entity';
+import { OPERATOR } from '../audit/audit-log.service';
 import { TokenService } from '../auth/token.service';
 import { LedgerService } from '../billing/ledger.service';
 import { eurToMicro, microToEur } from '../common/money';
@@ -16,12 +17,12 @@ export class BalanceTopUpCommand extends CommandRunner {
   async run(_parameters: string[], options: { workspace?: string; amount?: number }): Promise<void> {
     if (!options.workspace) fail('--workspace is required');
     if (options.amount === undefined || options.amount <= 0) fail('--amount must be a positive EUR amount');
-    const { workspace } = await this.ledger.post({
-      workspaceId: options.workspace,
-      kind: 'top-up',
-      amountMicro: eurToMicro(options.amount),
-      description: 'Top-up (CLI)',
-    });
+    const { workspace } = await this.ledger.topUp(
+      options.workspace,
+      eurToMicro(options.amount),
+      'Top-up (CLI)',
+      OPERATOR,
+    );
     printJson({ balance: microToEur(workspace.balanceMicro) });
   }
 

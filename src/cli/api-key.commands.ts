@@ -3,6 +3,7 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { Repository } from 'typeorm';
 import { User } from '../account/user.entity';
 import { Workspace } from '../account/workspace.entity';
+import { OPERATOR } from '../audit/audit-log.service';
 import { ApiKeyService } from '../auth/api-key.service';
 import { isUuid } from '../common/http/resource-id.pipe';
 import { fail, parseNumber, printJson } from './cli-output';
@@ -38,6 +39,7 @@ export class ApiKeyCreateCommand extends CommandRunner {
         });
     const created = await this.apiKeys.create(options.workspace, owner?.id ?? null, {
       expiresInDays: options.expiresInDays,
+      actor: OPERATOR,
     });
     printJson({
       workspaceId: options.workspace,
@@ -75,7 +77,7 @@ export class ApiKeyRevokeCommand extends CommandRunner {
 
   async run(_parameters: string[], options: { key?: string }): Promise<void> {
     if (!options.key) fail('--key is required');
-    const revoked = await this.apiKeys.revoke(options.key);
+    const revoked = await this.apiKeys.revoke(options.key, OPERATOR);
     if (!revoked) fail('no such API key');
     printJson({ revoked: true, apiKeyId: revoked.id, revokedOn: revoked.revokedOn.toISOString() });
   }

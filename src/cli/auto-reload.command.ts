@@ -1,5 +1,6 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { AccountService } from '../account/account.service';
+import { OPERATOR } from '../audit/audit-log.service';
 import { AutoReloadSettingsService } from '../billing/auto-reload-settings.service';
 import { ProblemException } from '../common/problem/problem.exception';
 import { fail, parseNumber, printJson } from './cli-output';
@@ -28,11 +29,15 @@ export class AutoReloadCommand extends CommandRunner {
     if (!options.workspace) fail('--workspace is required');
     if (options.enabled === undefined) fail('--enabled true|false is required');
     try {
-      await this.settings.update(options.workspace, {
-        enabled: options.enabled,
-        thresholdEur: options.threshold,
-        amountEur: options.amount,
-      });
+      await this.settings.update(
+        options.workspace,
+        {
+          enabled: options.enabled,
+          thresholdEur: options.threshold,
+          amountEur: options.amount,
+        },
+        OPERATOR,
+      );
     } catch (error) {
       if (error instanceof ProblemException) fail(error.detail);
       throw error;

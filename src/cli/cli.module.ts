@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountModule } from '../account/account.module';
 import { User } from '../account/user.entity';
 import { Workspace } from '../account/workspace.entity';
+import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { WorkspaceProvisioningModule } from '../auth/provisioning/workspace-provisioning.module';
 import { RefreshToken } from '../auth/session/refresh-token.entity';
@@ -29,6 +30,7 @@ export class CliModule {
         ConfigModule.register(configuration),
         DatabaseModule,
         AuthModule,
+        AuditModule,
         AccountModule,
         BillingModule,
         WorkspaceProvisioningModule,

@@ -3,6 +3,7 @@ import { WorkspaceProvisioningService } from '../auth/provisioning/workspace-pro
 import { hashPassword, passwordProblem } from '../auth/session/password-hasher';
 import { ProblemException } from '../common/problem/problem.exception';
 import { RetentionSettingsService } from '../account/retention-settings.service';
+import { OPERATOR } from '../audit/audit-log.service';
 import { fail, parseNumber, printJson } from './cli-output';
 import { readPasswordFromStdin } from './password-input';
 
@@ -123,6 +124,7 @@ export class WorkspaceRetentionCommand extends CommandRunner {
         options.clear
           ? { audioDays: null, transcriptDays: null }
           : { audioDays: options.audioDays, transcriptDays: options.transcriptDays },
+        OPERATOR,
       );
       printJson(settings);
     } catch (error) {

@@ -1,6 +1,8 @@
 import { User } from '../account/user.entity';
 import { Workspace } from '../account/workspace.entity';
+import { AuditEvent } from '../audit/audit-event.entity';
 import { ApiKey } from '../auth/api-key.entity';
+import { ApiKeyNetwork } from '../auth/api-key-network.entity';
 import { ApiKeyRequest } from '../auth/api-key-request.entity';
 import { RefreshToken } from '../auth/session/refresh-token.entity';
 import { LedgerEntry } from '../billing/ledger-entry.entity';
@@ -19,6 +21,7 @@ export const ENTITIES = [
   User,
   ApiKey,
   ApiKeyRequest,
+  ApiKeyNetwork,
   RefreshToken,
   Transcription,
   TranscriptionTombstone,
@@ -29,4 +32,5 @@ export const ENTITIES = [
   WebhookDelivery,
   LedgerEntry,
   RealtimeClientSecret,
+  AuditEvent,
 ];

@@ -1,5 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
+import { ApiKeyNetworks } from '../auth/api-key-networks.service';
 import { CredentialResolver } from '../auth/credential-resolver.service';
 import { RequestWithAuth } from '../common/principal/principal';
 import {
@@ -23,7 +24,8 @@ const CREDENTIAL_FREE_PATHS = new Set(['/v1/health', '/v1/languages', '/metrics'
 const UNMETERED_PATHS = new Set(['/v1/health', '/v1/health/ready']);
 
 /**
- * Runs for every request, matched route or not: resolves the caller, then charges the rate-limit buckets
+ * Runs for every request, matched route or not: resolves the caller (an API key's first use from a network is
+ * an audit event, ApiKeyNetworks), then charges the rate-limit buckets
  * (per API key or user and per workspace when authenticated, per client IP otherwise: `request.ip`, which follows
  * X-Forwarded-For only from the proxies TRUST_PROXY names) and sets the x-ratelimit-* headers.
  */
@@ -32,6 +34,7 @@ export class RequestContextMiddleware implements NestMiddleware {
   constructor(
     private readonly credentials: CredentialResolver,
     private readonly rateLimits: RateLimitService,
+    private readonly keyNetworks: ApiKeyNetworks,
   ) {}
 
   async use(request: RequestWithAuth, response: Response, next: NextFunction): Promise<void> {
@@ -43,6 +46,8 @@ export class RequestContextMiddleware implements NestMiddleware {
     request.auth = CREDENTIAL_FREE_PATHS.has(path)
       ? { kind: 'anonymous' }
       : await this.credentials.resolve(request, response);
+    if (request.auth.kind === 'authenticated')
+      await this.keyNetworks.noteUse(request.auth.principal, request.ip);
     const decision = await this.rateLimits.meter(rateLimitCaller(request.auth, request.ip));
     if (!decision) return next();
     for (const [name, value] of Object.entries(rateLimitHeaders(decision))) response.setHeader(name, value);

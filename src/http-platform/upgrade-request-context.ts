@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { ApiKeyNetworks } from '../auth/api-key-networks.service';
 import { ApiKeyRequestLog } from '../auth/api-key-request-log.service';
 import {
   rateLimitCaller,
@@ -37,6 +38,7 @@ export class UpgradeRequestContext {
     private readonly rateLimits: RateLimitService,
     private readonly requestLog: ApiKeyRequestLog,
     private readonly adapterHost: HttpAdapterHost,
+    private readonly keyNetworks: ApiKeyNetworks,
   ) {}
 
   /** The request id is the caller's X-Request-Id when acceptable, else a new one, as for HTTP requests. */
@@ -59,7 +61,15 @@ export class UpgradeRequestContext {
     request: IncomingMessage,
     auth: AuthOutcome,
   ): Promise<ProblemException | null> {
-    const decision = await this.rateLimits.meter(rateLimitCaller(auth, this.clientAddress(request)));
+    const address = this.clientAddress(request);
+    if (auth.kind === 'authenticated') {
+      // As for HTTP: an API key's first use from a network is an audit event (ApiKeyNetworks).
+      await this.keyNetworks.noteUse(auth.principal, address, {
+        clientIp: address ?? null,
+        requestId: upgrade.requestId,
+      });
+    }
+    const decision = await this.rateLimits.meter(rateLimitCaller(auth, address));
     if (!decision) return null;
     Object.assign(upgrade.headers, rateLimitHeaders(decision));
     return rateLimitRefusal(decision);

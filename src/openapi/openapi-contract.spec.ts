@@ -41,6 +41,8 @@ const EXPECTED_ROUTES = [
   ['POST', '/v1/api-keys', 'createApiKey'],
   ['DELETE', '/v1/api-keys/{id}', 'revokeApiKey'],
   ['GET', '/v1/api-keys/{id}/requests', 'listApiKeyRequests'],
+  ['GET', '/v1/audit-events', 'listAuditEvents'],
+  ['GET', '/v1/audit-events/export', 'exportAuditEvents'],
   ['POST', '/v1/transcriptions', 'createTranscription'],
   ['POST', '/v1/audio/transcriptions', 'createOpenAiTranscription'],
   ['GET', '/v1/transcriptions', 'listTranscriptions'],

@@ -107,7 +107,7 @@ export class TranscriptionsController {
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
-    await this.audioFiles.send(principal.workspaceId, id, request.headers.range, response);
+    await this.audioFiles.send(principal, id, request.headers.range, response);
   }
 
   @Get(':id/search')
@@ -151,6 +151,6 @@ export class TranscriptionsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
   ): Promise<void> {
-    await this.transcriptions.delete(principal.workspaceId, id);
+    await this.transcriptions.delete(principal, id);
   }
 }

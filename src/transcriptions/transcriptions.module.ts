@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
 import { BillingGate } from '../billing/billing-gate.service';
 import { BillingModule } from '../billing/billing.module';
 import { TranscriptionBilling } from '../billing/transcription-billing.service';
@@ -28,6 +29,7 @@ import { TranscriptionUploadService } from './upload/transcription-upload.servic
 @Module({
   imports: [
     TypeOrmModule.forFeature([Transcription, IdempotencyRecord]),
+    AuditModule,
     WebhookEventsModule,
     BillingModule,
     EngineModule,

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AuditLog } from '../audit/audit-log.service';
 import { TranscriptionBilling } from '../billing/transcription-billing.service';
+import type { Principal } from '../common/principal/principal';
 import { ProblemException } from '../common/problem/problem.exception';
 import { FileStorage } from '../storage/file-storage';
 import { EXPORT_FORMATS, isExportFormat, type RenderedExport } from './export/export.types';
@@ -37,6 +39,7 @@ export class TranscriptionsService {
     private readonly events: TranscriptionEventsService,
     private readonly storage: FileStorage,
     private readonly billing: TranscriptionBilling,
+    private readonly audit: AuditLog,
   ) {}
 
   async get(workspaceId: string, id: string): Promise<Transcription> {
@@ -87,9 +90,11 @@ export class TranscriptionsService {
    * session is settled first, by the rule every end of a session goes through (settleLiveSession): its process
    * is told to stop and record what it received and delivered (stopLiveSession), then, in the transaction that
    * removes the record, a session that delivered text is charged for its audio (the ledger entry stays, and so
-   * does its free transcription) and one that delivered nothing is not.
+   * does its free transcription) and one that delivered nothing is not. The record's removal and its audit event
+   * (`transcription.deleted`: what it was, never its text) commit together.
    */
-  async delete(workspaceId: string, id: string): Promise<void> {
+  async delete(principal: Principal, id: string): Promise<void> {
+    const workspaceId = principal.workspaceId;
     const stored = await this.get(workspaceId, id);
     if (isOpen(stored.status) && stored.liveUntil !== null) await this.stopLiveSession(id);
     // The stored file goes first: a store that is down fails the delete (503 service-unavailable) and keeps
@@ -109,6 +114,18 @@ export class TranscriptionsService {
       if (settlement?.kind !== 'charge') await this.billing.release(tx, transcription);
       await this.transcriptions.remove(tx, id);
       await keepListPosition(tx, transcription);
+      await this.audit.record(tx, {
+        principal,
+        action: 'transcription.deleted',
+        target: { type: 'transcription', id },
+        before: {
+          status: transcription.status,
+          model: transcription.model,
+          originalFileName: transcription.originalFileName,
+          duration: transcription.duration,
+          createdOn: transcription.createdOn,
+        },
+      });
       return transcription;
     });
     // A session that stored its audio between the first read and the removal.

@@ -32,7 +32,7 @@ export class WebhookEndpointsController {
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateWebhookEndpointDto,
   ): Promise<ResponseOf<'createWebhook', 201>> {
-    const endpoint = await this.endpoints.create(principal.workspaceId, body);
+    const endpoint = await this.endpoints.create(principal, body);
     return { data: { ...toWebhookEndpointView(endpoint), secret: endpoint.secret } };
   }
 
@@ -51,7 +51,7 @@ export class WebhookEndpointsController {
       type: 'body',
       metatype: UpdateWebhookEndpointDto,
     })) as UpdateWebhookEndpointDto;
-    return { data: toWebhookEndpointView(await this.endpoints.update(endpoint, input)) };
+    return { data: toWebhookEndpointView(await this.endpoints.update(principal, endpoint, input)) };
   }
 
   /** The second and last kind of response that carries a signing secret: the new one, once. */
@@ -61,7 +61,7 @@ export class WebhookEndpointsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
   ): Promise<ResponseOf<'rotateWebhookSecret'>> {
-    const endpoint = await this.endpoints.rotateSecret(principal.workspaceId, id);
+    const endpoint = await this.endpoints.rotateSecret(principal, id);
     return {
       data: {
         ...toWebhookEndpointView(endpoint),
@@ -111,6 +111,6 @@ export class WebhookEndpointsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
   ): Promise<void> {
-    await this.endpoints.delete(principal.workspaceId, id);
+    await this.endpoints.delete(principal, id);
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
 import { OutboxEvent } from './outbox-event.entity';
 import { WebhookDeliveryLogService } from './webhook-delivery-log.service';
 import { WebhookDeliveryQueue } from './webhook-delivery-queue.service';
@@ -15,7 +16,7 @@ import { WebhookOutboxDispatcher } from './webhook-outbox-dispatcher.service';
 import { WebhookTargetPolicy } from './webhook-target-policy';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookEndpoint, OutboxEvent, WebhookDelivery])],
+  imports: [TypeOrmModule.forFeature([WebhookEndpoint, OutboxEvent, WebhookDelivery]), AuditModule],
   controllers: [WebhookEndpointsController],
   providers: [
     WebhookDeliveryRepository,

@@ -572,6 +572,7 @@ describe('Dashboard in Chromium', () => {
       ['Webhooks', 'Webhooks'],
       ['Account', 'Account'],
       ['Security', 'Security'],
+      ['Audit', 'Audit log'],
       ['Transcriptions', 'Transcriptions'],
     ]) {
       await fresh.getByRole('link', { name: link, exact: true }).click();

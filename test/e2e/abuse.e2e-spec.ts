@@ -4,6 +4,7 @@
  * Every answer is checked against openapi.yaml.
  */
 import { sign } from 'jsonwebtoken';
+import { OPERATOR } from '../../src/audit/audit-log.service';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
@@ -462,7 +463,7 @@ describe('Abuse resistance', () => {
 
     it('a revoked key and an unknown key get the same answer', async () => {
       const { apiKey: revoked } = await t.createWorkspace({ name: 'Revoked' });
-      await t.app.get(ApiKeyService).revoke(revoked);
+      await t.app.get(ApiKeyService).revoke(revoked, OPERATOR);
       const unknown = `svc_live_${'A'.repeat(40)}`;
       const [a, b] = await Promise.all([
         t.http().get('/v1/account/balance').set(bearer(revoked)),

@@ -1,4 +1,5 @@
 import { sign } from 'jsonwebtoken';
+import { OPERATOR } from '../../src/audit/audit-log.service';
 import { generateKeyPairSync } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { User } from '../../src/account/user.entity';
@@ -92,15 +93,18 @@ describe('Authentication (spec: Authentication)', () => {
 
     it('revoked key', async () => {
       const keys = t.app.get(ApiKeyService);
-      const { apiKey } = await keys.create(workspace.workspaceId, workspace.userId);
+      const { apiKey } = await keys.create(workspace.workspaceId, workspace.userId, { actor: OPERATOR });
       expect((await balance(bearer(apiKey))).status).toBe(200);
-      await keys.revoke(apiKey);
+      await keys.revoke(apiKey, OPERATOR);
       await expectProblem(bearer(apiKey), 401, 'invalid-api-key');
     });
 
     it('expired key', async () => {
       const keys = t.app.get(ApiKeyService);
-      const { apiKey } = await keys.create(workspace.workspaceId, workspace.userId, { expiresInDays: -1 });
+      const { apiKey } = await keys.create(workspace.workspaceId, workspace.userId, {
+        expiresInDays: -1,
+        actor: OPERATOR,
+      });
       await expectProblem(bearer(apiKey), 401, 'invalid-api-key');
     });
   });

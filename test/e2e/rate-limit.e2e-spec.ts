@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { OPERATOR } from '../../src/audit/audit-log.service';
 import type { Response } from 'supertest';
 import { ApiKeyService } from '../../src/auth/api-key.service';
 import { expectMatchesSpec } from '../support/openapi-contract';
@@ -88,7 +89,9 @@ describe('Rate limits (spec: Limits)', () => {
     const workspace = await first.createWorkspace({ name: 'Rate many keys' });
     const keys = [workspace.apiKey];
     for (let index = 0; index < 3; index++) {
-      keys.push((await first.app.get(ApiKeyService).create(workspace.workspaceId, null)).apiKey);
+      keys.push(
+        (await first.app.get(ApiKeyService).create(workspace.workspaceId, null, { actor: OPERATOR })).apiKey,
+      );
     }
     const outcomes: Record<number, number> = {};
     let refusal: Response | null = null;

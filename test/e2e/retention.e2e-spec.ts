@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { OPERATOR } from '../../src/audit/audit-log.service';
 import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
 import { FileStorage } from '../../src/storage/file-storage';
@@ -82,7 +83,7 @@ describe('Retention of audio and transcripts', () => {
     expectMatchesSpec(usageBefore, 'getUsage');
 
     // Audio retention only: 0 days, so the job's audio is expired as soon as it completed.
-    await settings.update(workspaceId, { audioDays: 0 });
+    await settings.update(workspaceId, { audioDays: 0 }, OPERATOR);
     expect(await purge.purgeExpired()).toMatchObject({ audioDeleted: 1, transcriptsDeleted: 0 });
     expect(await stored(storageKey!)).toBe(false);
     const afterAudio = await detailOf(apiKey, id);
@@ -96,7 +97,7 @@ describe('Retention of audio and transcripts', () => {
     expect(await purge.purgeExpired()).toMatchObject({ audioDeleted: 0, transcriptsDeleted: 0 });
 
     // Transcript retention as well: the text goes, the export is 410 gone, the job and its figures stay.
-    await settings.update(workspaceId, { transcriptDays: 0 });
+    await settings.update(workspaceId, { transcriptDays: 0 }, OPERATOR);
     expect(await purge.purgeExpired()).toMatchObject({ audioDeleted: 0, transcriptsDeleted: 1 });
     const afterText = await detailOf(apiKey, id);
     expect(afterText.resultText).toBeNull();
@@ -119,7 +120,7 @@ describe('Retention of audio and transcripts', () => {
 
   it('counts audio days from completion or failure and text days from completion; open jobs are never purged', async () => {
     const { workspaceId, apiKey } = await t.createWorkspace({ name: 'Retention days' });
-    await settings.update(workspaceId, { audioDays: 30, transcriptDays: 30 });
+    await settings.update(workspaceId, { audioDays: 30, transcriptDays: 30 }, OPERATOR);
     const now = new Date();
     const recent = await insertWithAudio(workspaceId, { completedAt: new Date(now.getTime() - 29 * DAY_MS) });
     const old = await insertWithAudio(workspaceId, { completedAt: new Date(now.getTime() - 31 * DAY_MS) });
@@ -160,8 +161,8 @@ describe('Retention of audio and transcripts', () => {
     const ancient = await insertWithAudio(workspaceId, { completedAt: new Date(Date.now() - 3650 * DAY_MS) });
     expect(await purge.purgeExpired()).toMatchObject({ audioDeleted: 0, transcriptsDeleted: 0 });
 
-    await settings.update(workspaceId, { audioDays: 1, transcriptDays: 1 });
-    await settings.update(workspaceId, { audioDays: null, transcriptDays: null });
+    await settings.update(workspaceId, { audioDays: 1, transcriptDays: 1 }, OPERATOR);
+    await settings.update(workspaceId, { audioDays: null, transcriptDays: null }, OPERATOR);
     expect(await purge.purgeExpired()).toMatchObject({ audioDeleted: 0, transcriptsDeleted: 0 });
     expect(await stored(ancient.storageKey!)).toBe(true);
     const detail = await detailOf(apiKey, ancient.id);

@@ -3,6 +3,7 @@ import { Session, SessionClient } from './api/session-client';
 import { SignInForm } from './components/sign-in-form';
 import { ThemeToggle } from './components/theme-toggle';
 import { AccountPage } from './pages/account-page';
+import { AuditPage } from './pages/audit-page';
 import { LivePage } from './pages/live-page';
 import { SecurityPage } from './pages/security-page';
 import { TranscriptPage } from './pages/transcript-page';
@@ -20,6 +21,7 @@ const NAV = [
   { route: '/webhooks', label: 'Webhooks' },
   { route: '/account', label: 'Account' },
   { route: '/settings/security', label: 'Security' },
+  { route: '/settings/audit', label: 'Audit' },
 ];
 
 function Page({ route }: { route: string }) {
@@ -36,6 +38,8 @@ function Page({ route }: { route: string }) {
       return <AccountPage />;
     case '/settings/security':
       return <SecurityPage />;
+    case '/settings/audit':
+      return <AuditPage />;
     default:
       return <TranscriptionsPage />;
   }

@@ -335,6 +335,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's audit log
+         * @description Extension beyond the base API. The audit log of the workspace: an append-only record of every
+         *     security-relevant act (sign-in and its failures, sign-out, a replayed refresh token, API keys created,
+         *     revoked and used from a new network, webhook endpoints created, changed, deleted and their secrets
+         *     rotated, retention and billing settings changed, balance top-ups, transcriptions deleted, audio
+         *     downloaded, and exports of this log), each with its actor (user or API key, and the credential),
+         *     time, client address, request id, target and, for settings, the values before and after. The actions
+         *     are the `AuditAction` enum. An event never holds a secret (keys, signing secrets, tokens, passwords)
+         *     nor transcript text; a webhook URL is shown as its origin and a fingerprint, never its path or query.
+         *
+         *     **Newest first by `at`, ties broken by `id` descending**; keyset pagination as for
+         *     `listTranscriptions`: `cursor` in the answer is the `id` of the last item; pass it back for the next
+         *     page. It is null (and `hasMore` false) when there are no more results. Events are written in the
+         *     same database transaction as the act they record: a failed act leaves no event, and an act whose
+         *     event cannot be written fails. They are kept `AUDIT_RETENTION_DAYS` days (default 365), then deleted
+         *     by the retention purge; nothing else can change or delete them (there is no such operation, and the
+         *     database refuses it).
+         *
+         *     Who may call it: a dashboard session or an API key of the workspace. With workspace roles, the
+         *     permission `audit:read` (admins and owners).
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `validation` | 422 | a filter not of its type (`actorId`, `targetId` and `cursor` UUIDs, `from`/`to` ISO 8601 date-times, `action`, `actorType`, `targetType` one of their enums), `to` before `from`, `limit` not in 1..100, `cursor` not naming an audit event of this workspace |
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the workspace's audit log as NDJSON
+         * @description Extension beyond the base API. Every audit event that matches the filters (the same as
+         *     `listAuditEvents`), **oldest first** (`at`, then `id`), as newline-delimited JSON: one `AuditEvent`
+         *     object per line, each line ending with `\n`. A file download (`Content-Disposition: attachment`),
+         *     streamed as the client reads it, so its size is not bounded by the service's memory.
+         *
+         *     The export is itself an audit event (`audit_log.exported`, with the filters in `details`), committed
+         *     before the first line is sent; the export holds the events up to and including that one, so it ends
+         *     even while new events are written. If the service fails once lines were sent, the connection is cut
+         *     (the download is incomplete, never silently short).
+         *
+         *     Who may call it: as `listAuditEvents`.
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `validation` | 422 | a filter not of its type, or `to` before `from` (as `listAuditEvents`) |
+         */
+        get: operations["exportAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account/balance": {
         parameters: {
             query?: never;
@@ -1471,6 +1547,109 @@ export interface components {
             durationMs: number;
             /** @description The request's `X-Request-Id` (the caller's, or the one the service generated). */
             requestId: string;
+        };
+        /**
+         * @description What was done (the closed catalogue, `src/audit/audit-catalogue.ts`). Recorded today:
+         *
+         *     | Action | Actor | Target | Carries |
+         *     |---|---|---|---|
+         *     | `auth.sign_in` | the user (`password`) | `session` (the sign-in) | `details.method`: `password` or `signup` |
+         *     | `auth.sign_in_failed` | `anonymous` (`password`) | `user` whose email was given | — (an email no user has is not recorded: it belongs to no workspace; it is logged and counted) |
+         *     | `auth.sign_out` | the user (`refresh_token`) | `session` | — |
+         *     | `auth.refresh_token_reused` | `anonymous` (`refresh_token`) | `session` (ended by it) | `details.userId` |
+         *     | `api_key.created` | user, key or operator | `api_key` | `after`: name, prefix, expiresOn, userId |
+         *     | `api_key.revoked` | user or operator | `api_key` | `before`: name, prefix, expiresOn, userId |
+         *     | `api_key.used_from_new_network` | the key | `api_key` | `details.network`: the IPv4 /24 or IPv6 /64, the first time the key is used from it |
+         *     | `webhook.created` | user or key | `webhook` | `after`: url (origin and fingerprint), events, isActive |
+         *     | `webhook.updated` | user or key | `webhook` | `before`, `after` as above |
+         *     | `webhook.secret_rotated` | user or key | `webhook` | `details.previousSecretExpiresOn` |
+         *     | `webhook.deleted` | user or key | `webhook` | `before` as above |
+         *     | `workspace.retention_changed` | user or operator | `workspace` | `before`, `after`: audioDays, transcriptDays |
+         *     | `billing.low_balance_threshold_changed` | user | `workspace` | `before`, `after`: lowBalanceThreshold (EUR) |
+         *     | `billing.auto_reload_changed` | operator | `workspace` | `before`, `after`: enabled, threshold, amount (EUR) |
+         *     | `billing.balance_topped_up` | operator | `workspace` | `details`: amount, balanceAfter (EUR), ledgerEntryId |
+         *     | `transcription.deleted` | user or key | `transcription` | `before`: status, model, originalFileName, duration, createdOn (never text) |
+         *     | `transcription.audio_downloaded` | user or key | `transcription` | `details`: range (null for the whole file), size; once per download or play (a request from byte 0), not per seek |
+         *     | `audit_log.exported` | user or key | `audit_log` (id null) | `details.filters` |
+         *
+         *     Reserved (named now, written when members, invitations, roles and single sign-on land):
+         *     `member.invited`, `member.joined`, `member.role_changed`, `member.removed`, `member.left`,
+         *     `invitation.revoked`, `invitation.resent`, `workspace.ownership_transferred`, `sso.settings_changed`,
+         *     `sso.sign_in`, `sso.sign_in_failed`, `auth.break_glass_sign_in`, `api_key.scopes_changed`,
+         *     `realtime.client_secret_created`.
+         * @enum {string}
+         */
+        AuditAction: "auth.sign_in" | "auth.sign_in_failed" | "auth.sign_out" | "auth.refresh_token_reused" | "api_key.created" | "api_key.revoked" | "api_key.used_from_new_network" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "workspace.retention_changed" | "billing.low_balance_threshold_changed" | "billing.auto_reload_changed" | "billing.balance_topped_up" | "transcription.deleted" | "transcription.audio_downloaded" | "audit_log.exported" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "invitation.resent" | "workspace.ownership_transferred" | "sso.settings_changed" | "sso.sign_in" | "sso.sign_in_failed" | "auth.break_glass_sign_in" | "api_key.scopes_changed" | "realtime.client_secret_created";
+        /**
+         * @description `user`: a signed-in user; `api_key`: an API key (its creator is not the actor); `operator`: the
+         *     operator's CLI (no user); `anonymous`: a caller that proved nothing (a failed sign-in, a replayed
+         *     refresh token).
+         * @enum {string}
+         */
+        AuditActorType: "user" | "api_key" | "operator" | "anonymous";
+        /**
+         * @description The kind of resource an event is about (`member`, `invitation`, `sso_connection` are reserved).
+         * @enum {string}
+         */
+        AuditTargetType: "user" | "session" | "api_key" | "webhook" | "workspace" | "transcription" | "realtime_client_secret" | "audit_log" | "member" | "invitation" | "sso_connection";
+        /**
+         * @description Values of the act (settings before or after, or facts of the act), never a secret nor transcript
+         *     text; strings are cut at 256 characters.
+         */
+        AuditSnapshot: {
+            [key: string]: unknown;
+        } | null;
+        /** @description One security-relevant act of the workspace. */
+        AuditEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the act committed (the database's time of its transaction).
+             */
+            at: string;
+            action: components["schemas"]["AuditAction"];
+            /** Format: uuid */
+            workspaceId: string;
+            actor: {
+                type: components["schemas"]["AuditActorType"];
+                /**
+                 * Format: uuid
+                 * @description The user who acted (`user`); null for the other kinds.
+                 */
+                userId: string | null;
+                /**
+                 * Format: uuid
+                 * @description The API key that acted (`api_key`); null for the other kinds.
+                 */
+                apiKeyId: string | null;
+                /**
+                 * @description How the actor authenticated the act (`sso` is reserved).
+                 * @enum {string|null}
+                 */
+                credential: "session" | "api_key" | "client_secret" | "password" | "refresh_token" | "cli" | "sso" | null;
+            };
+            /** @description The client's address (behind a load balancer, from `X-Forwarded-For` when `TRUST_PROXY` trusts it); null for the operator's CLI. */
+            clientIp: string | null;
+            /** @description The `X-Request-Id` of the request that did the act; null for the operator's CLI. */
+            requestId: string | null;
+            target: {
+                type: components["schemas"]["AuditTargetType"];
+                /** Format: uuid */
+                id: string | null;
+            } | null;
+            before: components["schemas"]["AuditSnapshot"];
+            after: components["schemas"]["AuditSnapshot"];
+            details: components["schemas"]["AuditSnapshot"];
+        };
+        AuditEventPage: {
+            data: components["schemas"]["AuditEvent"][];
+            /**
+             * Format: uuid
+             * @description The `id` of the last event; pass it back as `cursor` for the next page. Null when there are no more results.
+             */
+            cursor: string | null;
+            hasMore: boolean;
         };
         UpdateTranscriptionRequest: {
             speakerNames: components["schemas"]["SpeakerNames"];
@@ -3009,6 +3188,20 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Only events done by this user or this API key (its id). */
+        AuditActorId: string;
+        /** @description Only events of this kind of actor. Unknown values are 422 `validation`. */
+        AuditActorType: components["schemas"]["AuditActorType"];
+        /** @description Only events of this action. Unknown values are 422 `validation`. */
+        AuditActionFilter: components["schemas"]["AuditAction"];
+        /** @description Only events about this kind of resource. Unknown values are 422 `validation`. */
+        AuditTargetType: components["schemas"]["AuditTargetType"];
+        /** @description Only events about the resource with this id (a key, a webhook, a transcription, a user, a sign-in…). */
+        AuditTargetId: string;
+        /** @description Only events at or after this time (ISO 8601 date-time, e.g. `2026-01-31T00:00:00Z`). */
+        AuditFrom: string;
+        /** @description Only events before this time (ISO 8601 date-time); not before `from`. */
+        AuditTo: string;
         /** @description Transcription id. A value that is not a UUID answers 404 `not-found`. */
         TranscriptionId: string;
         /** @description Vocabulary id. A value that is not a UUID answers 404 `not-found`. */
@@ -3413,6 +3606,103 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events done by this user or this API key (its id). */
+                actorId?: components["parameters"]["AuditActorId"];
+                /** @description Only events of this kind of actor. Unknown values are 422 `validation`. */
+                actorType?: components["parameters"]["AuditActorType"];
+                /** @description Only events of this action. Unknown values are 422 `validation`. */
+                action?: components["parameters"]["AuditActionFilter"];
+                /** @description Only events about this kind of resource. Unknown values are 422 `validation`. */
+                targetType?: components["parameters"]["AuditTargetType"];
+                /** @description Only events about the resource with this id (a key, a webhook, a transcription, a user, a sign-in…). */
+                targetId?: components["parameters"]["AuditTargetId"];
+                /** @description Only events at or after this time (ISO 8601 date-time, e.g. `2026-01-31T00:00:00Z`). */
+                from?: components["parameters"]["AuditFrom"];
+                /** @description Only events before this time (ISO 8601 date-time); not before `from`. */
+                to?: components["parameters"]["AuditTo"];
+                /** @description The `cursor` of the previous page (the `id` of its last event); omit on the first call. */
+                cursor?: string;
+                /** @description Page size. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of audit events. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events done by this user or this API key (its id). */
+                actorId?: components["parameters"]["AuditActorId"];
+                /** @description Only events of this kind of actor. Unknown values are 422 `validation`. */
+                actorType?: components["parameters"]["AuditActorType"];
+                /** @description Only events of this action. Unknown values are 422 `validation`. */
+                action?: components["parameters"]["AuditActionFilter"];
+                /** @description Only events about this kind of resource. Unknown values are 422 `validation`. */
+                targetType?: components["parameters"]["AuditTargetType"];
+                /** @description Only events about the resource with this id (a key, a webhook, a transcription, a user, a sign-in…). */
+                targetId?: components["parameters"]["AuditTargetId"];
+                /** @description Only events at or after this time (ISO 8601 date-time, e.g. `2026-01-31T00:00:00Z`). */
+                from?: components["parameters"]["AuditFrom"];
+                /** @description Only events before this time (ISO 8601 date-time); not before `from`. */
+                to?: components["parameters"]["AuditTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The matching events, one JSON object (`AuditEvent`) per line, oldest first. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description `attachment; filename="audit-events.ndjson"`. */
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {"id":"0b7c5d1e-8a4f-4c2e-9d3b-1f2a3b4c5d6e","at":"2026-01-31T12:00:00.000Z","action":"api_key.created","workspaceId":"5e1b4151-5ac6-4c58-8f00-000000000001","actor":{"type":"user","userId":"5e1b4151-5ac6-4c58-8f00-000000000002","apiKeyId":null,"credential":"session"},"clientIp":"203.0.113.7","requestId":"2f1d0c9e-3b7a-4e8f-a1b2-c3d4e5f60718","target":{"type":"api_key","id":"5e1b4151-5ac6-4c58-8f00-000000000003"},"before":null,"after":{"name":"CI","prefix":"svc_live_Ab1","expiresOn":null,"userId":"5e1b4151-5ac6-4c58-8f00-000000000002"},"details":null} */
+                    "application/x-ndjson": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { OPERATOR } from '../../audit/audit-log.service';
 import { ApiKeyService } from '../api-key.service';
 import { LedgerService } from '../../billing/ledger.service';
 import { eurToMicro } from '../../common/money';
@@ -56,6 +57,8 @@ export class WorkspaceProvisioningService {
       const { apiKey } = await this.apiKeys.create(workspaceId, userId, {
         name: request.apiKeyName,
         manager: tx,
+        // Provisioning is the operator's (the CLI's workspace:create, demo setup); sign-up makes no key.
+        actor: OPERATOR,
       });
       return { workspaceId, userId, email, apiKey };
     });

@@ -1,4 +1,4 @@
-import { clientNetwork } from './client-network';
+import { clientNetwork, keyNetwork } from './client-network';
 
 describe('clientNetwork', () => {
   it('keeps IPv4 addresses, and unwraps IPv4-mapped IPv6 ones', () => {
@@ -25,5 +25,19 @@ describe('clientNetwork', () => {
 
   it('leaves anything that is not an address as it is', () => {
     expect(clientNetwork('unknown')).toBe('unknown');
+  });
+});
+
+describe('keyNetwork', () => {
+  it('remembers an IPv4 address by its /24 and an IPv6 one by its /64', () => {
+    expect(keyNetwork('203.0.113.7')).toBe('203.0.113.0/24');
+    expect(keyNetwork('203.0.113.250')).toBe('203.0.113.0/24');
+    expect(keyNetwork('::ffff:198.51.100.9')).toBe('198.51.100.0/24');
+    expect(keyNetwork('2001:db8:1:2::99')).toBe('2001:db8:1:2::/64');
+  });
+
+  it('is null for what is not an address', () => {
+    expect(keyNetwork('unknown')).toBeNull();
+    expect(keyNetwork('')).toBeNull();
   });
 });

@@ -26,3 +26,14 @@ function dottedToGroups(dotted: string): string[] {
   const [a, b, c, d] = dotted.split('.').map(Number);
   return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
 }
+
+/**
+ * The network an API key is remembered to be used from (`api_key.used_from_new_network`): an IPv4 address by
+ * its /24 (IPv4-mapped IPv6 too), an IPv6 address by its /64 — a server moving within its provider's block is
+ * not news, a use from another provider is. Null for anything that is not an address.
+ */
+export function keyNetwork(ip: string): string | null {
+  const network = clientNetwork(ip);
+  if (isIPv4(network)) return `${network.split('.').slice(0, 3).join('.')}.0/24`;
+  return network.endsWith('::/64') ? network : null;
+}

@@ -2,6 +2,7 @@ import { Module, OnApplicationBootstrap } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { User } from '../../account/user.entity';
 import { Workspace } from '../../account/workspace.entity';
+import { AuditModule } from '../../audit/audit.module';
 import { ProcessConfig } from '../../common/lifecycle/process.config';
 import { AuthModule } from '../auth.module';
 import { WorkspaceProvisioningModule } from '../provisioning/workspace-provisioning.module';
@@ -18,6 +19,7 @@ import { UserPasswordService } from './user-password.service';
   imports: [
     TypeOrmModule.forFeature([User, Workspace, RefreshToken]),
     AuthModule,
+    AuditModule,
     WorkspaceProvisioningModule,
   ],
   controllers: [SessionController],

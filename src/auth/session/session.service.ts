@@ -1,7 +1,8 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { EntityManager, IsNull, Repository } from 'typeorm';
+import { AuditLog, anonymousActor, userActor } from '../../audit/audit-log.service';
 import { User } from '../../account/user.entity';
 import { Workspace } from '../../account/workspace.entity';
 import { WorkspaceProvisioningService } from '../provisioning/workspace-provisioning.service';
@@ -48,6 +49,7 @@ function successorKey(jwtSecret: string): Buffer {
 /** Dashboard sign-in: passwords, access JWTs and rotating refresh tokens (docs/decisions.md). */
 @Injectable()
 export class SessionService implements OnModuleInit {
+  private readonly logger = new Logger(SessionService.name);
   private readonly successorKey: Buffer;
 
   constructor(
@@ -61,6 +63,7 @@ export class SessionService implements OnModuleInit {
     private readonly config: DashboardSessionConfig,
     auth: AuthConfig,
     private readonly metrics: MetricsService,
+    private readonly audit: AuditLog,
   ) {
     this.successorKey = successorKey(auth.JWT_SECRET);
   }
@@ -92,13 +95,36 @@ export class SessionService implements OnModuleInit {
     this.metrics.recordPasswordVerification(Boolean(user) && valid);
     if (!user || !valid) {
       await this.throttle.signInFailed(attempt);
+      await this.recordFailedSignIn(user);
       throw new ProblemException('invalid-credentials', INVALID_CREDENTIALS);
     }
     await this.throttle.signInSucceeded(attempt);
     // The hash the password was checked against: a new password set meanwhile refuses this sign-in.
-    const issued = await this.issue(user, randomUUID(), user.passwordHash);
+    const issued = await this.issue(user, randomUUID(), user.passwordHash, 'password');
     if (!issued) throw new ProblemException('invalid-credentials', INVALID_CREDENTIALS);
     return { ...issued, deviceToken: this.devices.issue(email) };
+  }
+
+  /**
+   * A failed sign-in of a known user is an audit event of the user's workspace (`auth.sign_in_failed`, the
+   * user as its target). An unknown email belongs to no workspace: it is only logged (the request id and
+   * client address, never the email) and counted (stt_password_verifications_total). The throttle bounds how
+   * many either can be (docs/decisions.md, "Audit log").
+   */
+  private async recordFailedSignIn(user: User | null): Promise<void> {
+    const workspaceId = user?.activeWorkspaceId;
+    if (!user || !workspaceId) {
+      this.logger.log('Sign-in refused: no account with a workspace has this email');
+      return;
+    }
+    await this.refreshTokens.manager.transaction((tx) =>
+      this.audit.record(tx, {
+        actor: anonymousActor('password'),
+        workspaceId,
+        action: 'auth.sign_in_failed',
+        target: { type: 'user', id: user.id },
+      }),
+    );
   }
 
   /**
@@ -126,7 +152,7 @@ export class SessionService implements OnModuleInit {
         throw (error as { code?: unknown }).code === UNIQUE_VIOLATION ? emailTaken() : error;
       });
     const user = await this.users.findOneByOrFail({ id: created.userId });
-    const issued = await this.issue(user, randomUUID(), null);
+    const issued = await this.issue(user, randomUUID(), null, 'signup');
     if (!issued) throw new ProblemException('invalid-credentials', 'The account was removed; sign up again.');
     return { ...issued, deviceToken: this.devices.issue(email) };
   }
@@ -153,7 +179,7 @@ export class SessionService implements OnModuleInit {
     }
     if (rotated !== 'claimed') {
       if (!this.withinReuseGrace(rotated)) {
-        await this.revokeFamily(current);
+        await this.revokeFamily(current, 'auth.refresh_token_reused');
         throw invalidRefreshToken('The refresh token was already used; the session was ended for safety.');
       }
       // Absent when the rotation was made under another JWT_SECRET (or before successors were derived).
@@ -206,25 +232,55 @@ export class SessionService implements OnModuleInit {
     return Date.now() - rotatedOn.getTime() < this.config.REFRESH_REUSE_GRACE_SECONDS * 1000;
   }
 
-  /** Ends the sign-in the token belongs to (its whole family); an unknown or missing token is no error. */
+  /**
+   * Ends the sign-in the token belongs to (its whole family); an unknown or missing token is no error. A
+   * sign-in that this ends is an audit event (`auth.sign_out`) in the revocation's transaction.
+   */
   async logout(token: string | null): Promise<void> {
     if (!token) return;
     const current = await this.refreshTokens.findOne({ where: { tokenHash: hashRefreshToken(token) } });
-    if (current) await this.revokeFamily(current);
+    if (current) await this.revokeFamily(current, 'auth.sign_out');
   }
 
   /**
    * Ends the sign-in: its refresh tokens (revokedOn), and with them its access tokens, whose `sid` the JWT
    * strategy checks on every request, and the client secrets it minted, checked when redeemed. Under the
    * user's row held exclusively (sign-in-locks.ts), so a rotation in flight has either inserted its successor
-   * (revoked here, the UPDATE's snapshot being taken after the lock) or will find its token revoked.
+   * (revoked here, the UPDATE's snapshot being taken after the lock) or will find its token revoked. A sign-in
+   * this ends is the audit event `action` in the same transaction; one that had ended already writes none.
    */
-  private async revokeFamily(token: Pick<RefreshToken, 'userId' | 'familyId'>): Promise<void> {
+  private async revokeFamily(
+    token: Pick<RefreshToken, 'userId' | 'familyId'>,
+    action: 'auth.sign_out' | 'auth.refresh_token_reused',
+  ): Promise<void> {
     await this.refreshTokens.manager.transaction(async (manager) => {
       await lockUserExclusive(manager, token.userId);
-      await manager
+      const ended = await manager
         .getRepository(RefreshToken)
         .update({ familyId: token.familyId, revokedOn: IsNull() }, { revokedOn: new Date() });
+      if ((ended.affected ?? 0) > 0) await this.recordSessionEnd(manager, token, action);
+    });
+  }
+
+  /**
+   * The audit event of a sign-in that ended: a sign-out (by the user, who proved it with the refresh token) or
+   * a replayed refresh token (by whoever holds the copy: nobody proven). Of the user's active workspace; a
+   * user with none has no audit log to write to.
+   */
+  private async recordSessionEnd(
+    tx: EntityManager,
+    token: Pick<RefreshToken, 'userId' | 'familyId'>,
+    action: 'auth.sign_out' | 'auth.refresh_token_reused',
+  ): Promise<void> {
+    const user = await tx.getRepository(User).findOneBy({ id: token.userId });
+    if (!user?.activeWorkspaceId) return;
+    await this.audit.record(tx, {
+      actor:
+        action === 'auth.sign_out' ? userActor(user.id, 'refresh_token') : anonymousActor('refresh_token'),
+      workspaceId: user.activeWorkspaceId,
+      action,
+      target: { type: 'session', id: token.familyId },
+      details: action === 'auth.sign_out' ? null : { userId: user.id },
     });
   }
 
@@ -232,12 +288,14 @@ export class SessionService implements OnModuleInit {
    * A new sign-in: a random refresh token of a new family, and an access token; null when the user was deleted
    * or, given `checkedHash` (the hash a password sign-in checked), their password changed since. The token is
    * inserted under the user's row held shared, so a new password set at the same time either sees this
-   * sign-in and ends it, or is seen here and refuses it.
+   * sign-in and ends it, or is seen here and refuses it. The token and the audit event `auth.sign_in` commit
+   * together.
    */
   private async issue(
     user: User,
     familyId: string,
     checkedHash: string | null,
+    method: 'password' | 'signup',
   ): Promise<IssuedSession | null> {
     const workspace = await this.workspaceOf(user);
     const refreshToken = randomBytes(32).toString('base64url');
@@ -245,6 +303,13 @@ export class SessionService implements OnModuleInit {
       const locked = await lockUserShared(manager, user.id);
       if (!locked || (checkedHash !== null && locked.passwordHash !== checkedHash)) return false;
       await manager.getRepository(RefreshToken).insert(this.tokenRow(user.id, familyId, refreshToken));
+      await this.audit.record(manager, {
+        actor: userActor(user.id, 'password'),
+        workspaceId: workspace.id,
+        action: 'auth.sign_in',
+        target: { type: 'session', id: familyId },
+        details: { method },
+      });
       return true;
     });
     return inserted ? this.session(user, workspace, familyId, refreshToken) : null;

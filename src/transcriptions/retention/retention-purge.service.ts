@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AuditRetention } from '../../audit/audit-retention.service';
 import { AuthConfig } from '../../auth/auth.config';
 import { FileStorage } from '../../storage/file-storage';
 import { statusIn, TERMINAL_STATUSES } from '../transcription-state';
@@ -12,6 +13,8 @@ export interface RetentionPurgeResult {
   transcriptsDeleted: number;
   /** Request-log entries of API keys older than API_KEY_REQUEST_LOG_DAYS. */
   requestLogEntriesDeleted: number;
+  /** Audit events older than AUDIT_RETENTION_DAYS. */
+  auditEventsDeleted: number;
 }
 
 /** Request-log rows one DELETE takes at most (short statements, no long lock on a big backlog). */
@@ -38,6 +41,7 @@ export class RetentionPurgeService {
     private readonly dataSource: DataSource,
     private readonly storage: FileStorage,
     private readonly config: AuthConfig,
+    private readonly auditRetention: AuditRetention,
   ) {}
 
   async purgeExpired(now = new Date()): Promise<RetentionPurgeResult> {
@@ -59,12 +63,13 @@ export class RetentionPurgeService {
       requestLogEntriesDeleted += batch;
       if (batch < REQUEST_LOG_PURGE_BATCH_SIZE) break;
     }
-    if (audioDeleted || transcriptsDeleted || requestLogEntriesDeleted) {
+    const auditEventsDeleted = await this.auditRetention.purgeExpired();
+    if (audioDeleted || transcriptsDeleted || requestLogEntriesDeleted || auditEventsDeleted) {
       this.logger.log(
-        `Retention purge: ${audioDeleted} audio file(s), ${transcriptsDeleted} transcript(s), ${requestLogEntriesDeleted} request-log entries`,
+        `Retention purge: ${audioDeleted} audio file(s), ${transcriptsDeleted} transcript(s), ${requestLogEntriesDeleted} request-log entries, ${auditEventsDeleted} audit events`,
       );
     }
-    return { audioDeleted, transcriptsDeleted, requestLogEntriesDeleted };
+    return { audioDeleted, transcriptsDeleted, requestLogEntriesDeleted, auditEventsDeleted };
   }
 
   private async purgeRequestLogBatch(now: Date): Promise<number> {
