@@ -3191,11 +3191,11 @@ export interface components {
         /** @description Only events done by this user or this API key (its id). */
         AuditActorId: string;
         /** @description Only events of this kind of actor. Unknown values are 422 `validation`. */
-        AuditActorType: components["schemas"]["AuditActorType"];
+        AuditActorTypeFilter: components["schemas"]["AuditActorType"];
         /** @description Only events of this action. Unknown values are 422 `validation`. */
         AuditActionFilter: components["schemas"]["AuditAction"];
         /** @description Only events about this kind of resource. Unknown values are 422 `validation`. */
-        AuditTargetType: components["schemas"]["AuditTargetType"];
+        AuditTargetTypeFilter: components["schemas"]["AuditTargetType"];
         /** @description Only events about the resource with this id (a key, a webhook, a transcription, a user, a sign-in…). */
         AuditTargetId: string;
         /** @description Only events at or after this time (ISO 8601 date-time, e.g. `2026-01-31T00:00:00Z`). */
@@ -3619,11 +3619,11 @@ export interface operations {
                 /** @description Only events done by this user or this API key (its id). */
                 actorId?: components["parameters"]["AuditActorId"];
                 /** @description Only events of this kind of actor. Unknown values are 422 `validation`. */
-                actorType?: components["parameters"]["AuditActorType"];
+                actorType?: components["parameters"]["AuditActorTypeFilter"];
                 /** @description Only events of this action. Unknown values are 422 `validation`. */
                 action?: components["parameters"]["AuditActionFilter"];
                 /** @description Only events about this kind of resource. Unknown values are 422 `validation`. */
-                targetType?: components["parameters"]["AuditTargetType"];
+                targetType?: components["parameters"]["AuditTargetTypeFilter"];
                 /** @description Only events about the resource with this id (a key, a webhook, a transcription, a user, a sign-in…). */
                 targetId?: components["parameters"]["AuditTargetId"];
                 /** @description Only events at or after this time (ISO 8601 date-time, e.g. `2026-01-31T00:00:00Z`). */
@@ -3668,11 +3668,11 @@ export interface operations {
                 /** @description Only events done by this user or this API key (its id). */
                 actorId?: components["parameters"]["AuditActorId"];
                 /** @description Only events of this kind of actor. Unknown values are 422 `validation`. */
-                actorType?: components["parameters"]["AuditActorType"];
+                actorType?: components["parameters"]["AuditActorTypeFilter"];
                 /** @description Only events of this action. Unknown values are 422 `validation`. */
                 action?: components["parameters"]["AuditActionFilter"];
                 /** @description Only events about this kind of resource. Unknown values are 422 `validation`. */
-                targetType?: components["parameters"]["AuditTargetType"];
+                targetType?: components["parameters"]["AuditTargetTypeFilter"];
                 /** @description Only events about the resource with this id (a key, a webhook, a transcription, a user, a sign-in…). */
                 targetId?: components["parameters"]["AuditTargetId"];
                 /** @description Only events at or after this time (ISO 8601 date-time, e.g. `2026-01-31T00:00:00Z`). */
