@@ -96,12 +96,24 @@ describe('Retention of audio and transcripts', () => {
     expect(kept.text).toContain(String(before.resultText).split(' ')[0]);
     expect(await purge.purgeExpired()).toMatchObject({ audioDeleted: 0, transcriptsDeleted: 0 });
 
+    // Names given to the speakers and the words a live session kept are text of the transcript too.
+    await dataSource.query(
+      `UPDATE transcriptions SET speaker_names = '{"SPEAKER_00": "Ada Lovelace"}', live_words = '[{"word": "forward", "start": 0, "end": 1}]' WHERE id = $1`,
+      [id],
+    );
+    expect((await detailOf(apiKey, id)).speakerNames).toEqual({ SPEAKER_00: 'Ada Lovelace' });
+
     // Transcript retention as well: the text goes, the export is 410 gone, the job and its figures stay.
     await settings.update(workspaceId, { transcriptDays: 0 }, OPERATOR);
     expect(await purge.purgeExpired()).toMatchObject({ audioDeleted: 0, transcriptsDeleted: 1 });
     const afterText = await detailOf(apiKey, id);
     expect(afterText.resultText).toBeNull();
     expect(afterText.resultJson).toBeNull();
+    expect(afterText.speakerNames).toEqual({});
+    const purgedRow = await rowOf(id);
+    expect(purgedRow.speakerNames).toEqual({});
+    expect(purgedRow.liveWords).toBeNull();
+    expect(purgedRow.prompt).toBeNull();
     expect(typeof afterText.transcriptDeletedAt).toBe('string');
     expect(afterText.audioDeletedAt).toBe(afterAudio.audioDeletedAt);
     expect(afterText.cost).toBe(before.cost);

@@ -30,8 +30,10 @@ export const REQUEST_LOG_PURGE_BATCH_SIZE = 5_000;
  * - Audio: `audio_retention_days` after the job completed or failed. The stored object is deleted, then
  *   storage_key becomes null and audio_deleted_at is set, in the transaction that holds the row lock; a store
  *   that fails rolls the batch back and the next run tries again.
- * - Text: `transcript_retention_days` after the job completed. result_text and result_json become null and
- *   transcript_deleted_at is set; exports then answer 410 gone.
+ * - Text: `transcript_retention_days` after the job completed. Every column that holds words of the transcript
+ *   goes: result_text, result_json, the prompt and a live session's kept words become null, the names given to its
+ *   speakers `{}` (the search vector follows result_text), and transcript_deleted_at is set; exports then answer
+ *   410 gone.
  */
 @Injectable()
 export class RetentionPurgeService {
@@ -124,7 +126,9 @@ export class RetentionPurgeService {
       );
       if (expired.length === 0) return 0;
       await tx.query(
-        `UPDATE transcriptions SET result_text = NULL, result_json = NULL, prompt = NULL, transcript_deleted_at = $2
+        `UPDATE transcriptions
+            SET result_text = NULL, result_json = NULL, prompt = NULL, speaker_names = '{}', live_words = NULL,
+                transcript_deleted_at = $2
           WHERE id = ANY($1::uuid[])`,
         [expired.map((row) => row.id), now],
       );
