@@ -590,6 +590,30 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
       expect(fs.readFileSync(join(dir, 'ggml-synthetic-e2e.bin')).equals(model)).toBe(true);
     });
 
+    it('an http source whose name only the proxy resolves is still pulled: the proxy, not the CLI, looks it up', async () => {
+      // models.invalid resolves nowhere (RFC 6761) but in this proxy: a client that connects to the origin's name
+      // itself (the proxy's port with the URL's host, as it did) fails with ENOTFOUND and the proxy sees nothing.
+      const origin = new URL(base);
+      const nameOnlyProxy = new ConnectProxy({ 'models.invalid': origin.hostname });
+      const nameOnlyProxyUrl = await nameOnlyProxy.start();
+      try {
+        const dir = freshModelsDir();
+        const unresolvable = `http://models.invalid:${origin.port}`;
+        const run = await cli(
+          { ...env(dir, writeCatalogue(), unresolvable), HTTP_PROXY: nameOnlyProxyUrl },
+          'models:pull',
+          'synthetic-e2e',
+        );
+        expect(oneJsonLine(run.code === 0 ? run.stdout : run.stderr)).toMatchObject({
+          pulled: 'synthetic-e2e',
+        });
+        expect(nameOnlyProxy.forwarded[0]).toBe(`${unresolvable}/${MODEL_PATH}`);
+        expect(fs.readFileSync(join(dir, 'ggml-synthetic-e2e.bin')).equals(model)).toBe(true);
+      } finally {
+        await nameOnlyProxy.close();
+      }
+    });
+
     it('a host in NO_PROXY is reached directly', async () => {
       const dir = freshModelsDir();
       const run = await cli(

@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 /**
  * A forward proxy on 127.0.0.1, as corporate networks run them: `CONNECT host:port` opens a raw tunnel (for
  * https), and a request whose target is an absolute URI is forwarded (for plain http). It records what it was
- * asked, so a test can tell whether a client went through it or around it.
+ * asked, so a test can tell whether a client went through it or around it. `names` are host names only the
+ * proxy can resolve (as on a network where clients have no DNS of their own): a client that resolves such a name
+ * itself instead of asking the proxy fails.
  */
 export class ConnectProxy {
   /** `host:port` of each CONNECT. */
@@ -15,7 +17,7 @@ export class ConnectProxy {
   private readonly sockets = new Set<net.Socket>();
   private readonly server = http.createServer((req, res) => this.forward(req, res));
 
-  constructor() {
+  constructor(private readonly names: Readonly<Record<string, string>> = {}) {
     this.server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) =>
       this.tunnel(req, client, head),
     );
@@ -47,7 +49,7 @@ export class ConnectProxy {
     const authority = req.url ?? '';
     this.tunnels.push(authority);
     const [host, port] = authority.split(':');
-    const upstream = net.connect(Number(port), host, () => {
+    const upstream = net.connect(Number(port), this.names[host] ?? host, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
       upstream.pipe(client);
@@ -67,9 +69,16 @@ export class ConnectProxy {
       return;
     }
     this.forwarded.push(target);
+    const url = new URL(target);
     const upstream = http.request(
-      target,
-      { method: req.method, headers: req.headers, agent: false },
+      {
+        hostname: this.names[url.hostname] ?? url.hostname,
+        port: url.port || 80,
+        path: `${url.pathname}${url.search}`,
+        method: req.method,
+        headers: req.headers,
+        agent: false,
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);

@@ -4528,7 +4528,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             /**
              * @description `gone` (extension): the workspace's transcript retention deleted the text of this completed
-             *     transcription (its detail shows `transcriptDeletedAt`, with `resultText` and `resultJson` null).
+             *     transcription (its detail shows `transcriptDeletedAt`, with `resultText` and `resultJson` null and
+             *     `speakerNames` `{}`).
              *     Permanent: the text cannot come back; the job, its cost and the ledger stay.
              */
             410: {

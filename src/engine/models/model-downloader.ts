@@ -411,12 +411,14 @@ function request(url: URL, offset: number, options: PullOptions): Promise<http.I
       const reason: unknown = connecting.signal.aborted ? connecting.signal.reason : error;
       reject(reason instanceof ModelPullError ? reason : unreachable(describe(reason)));
     };
-    const send = (target: URL | string, requestOptions: https.RequestOptions): void => {
+    /** `target` null: the options alone say where the request goes (the plain-http proxy case). */
+    const send = (target: URL | null, requestOptions: https.RequestOptions): void => {
       const options_: https.RequestOptions = {
         ...requestOptions,
         headers: { ...headers, ...requestOptions.headers },
       };
-      const current = (secure ? https : http).get(target, options_);
+      const client = secure ? https : http;
+      const current = target ? client.get(target, options_) : client.get(options_);
       req = current;
       current.on('socket', (socket) => {
         socket.once(secure ? 'secureConnect' : 'connect', () => {
@@ -436,9 +438,11 @@ function request(url: URL, offset: number, options: PullOptions): Promise<http.I
       // No keep-alive agent: one socket per request, so the connect timer always sees a fresh connect.
       send(url, { agent: false });
     } else if (!secure) {
-      // Plain http through a proxy: the request goes to the proxy with the absolute URL as its target.
-      send(url.href, {
-        host: proxy.hostname,
+      // Plain http through a proxy: the request goes to the proxy with the absolute URL as its target. Options
+      // only, no URL argument: Node merges a URL's `hostname` over `host`, and the origin's name would win (the
+      // CLI then resolved the origin itself and connected to it on the proxy's port; issue 31).
+      send(null, {
+        hostname: proxy.hostname,
         port: proxy.port || 80,
         path: url.href,
         agent: false,
