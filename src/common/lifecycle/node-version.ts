@@ -5,11 +5,11 @@
  * one package.json uses); any other range gives no warning rather than a wrong one.
  */
 export function nodeVersionWarning(running: string, engines: string | undefined): string | null {
-  const minimum = /^\s*>=\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*$/.exec(engines ?? '');
-  const actual = /^v?(\d+)\.(\d+)\.(\d+)/.exec(running);
-  if (!minimum || !actual) return null;
-  const wanted = [Number(minimum[1]), Number(minimum[2] ?? 0), Number(minimum[3] ?? 0)];
-  const have = [Number(actual[1]), Number(actual[2]), Number(actual[3])];
+  const range = (engines ?? '').trim();
+  if (!range.startsWith('>=')) return null;
+  const wanted = versionParts(range.slice(2).trim());
+  const have = versionParts(running);
+  if (!wanted || !have) return null;
   for (let part = 0; part < 3; part++) {
     if (have[part] > wanted[part]) return null;
     if (have[part] < wanted[part]) {
@@ -21,4 +21,11 @@ export function nodeVersionWarning(running: string, engines: string | undefined)
     }
   }
   return null;
+}
+
+/** `v24.9.0`, `24.9` or `24` as three numbers (missing parts 0); null when it is not such a version. */
+function versionParts(version: string): number[] | null {
+  const parts = version.replace(/^v/, '').split('.');
+  if (parts.length > 3 || !parts.every((part) => /^\d+$/.test(part))) return null;
+  return [0, 1, 2].map((index) => Number(parts[index] ?? 0));
 }
