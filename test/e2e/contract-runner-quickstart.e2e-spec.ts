@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -63,7 +63,6 @@ describe("README's stt-contract command against a service set up like the quick 
       ...['--base-url', baseUrl, '--api-key', apiKey],
       ...['--mode', 'read-only', '--no-jobs', '--max-examples', '2', '--verbose'],
     ]);
-    writeFileSync('/tmp/crq-output.txt', output);
     const outcome = {
       code,
       result: output.match(/RESULT: \w+/)?.[0],
