@@ -66,6 +66,14 @@ api_key=$(node -e 'console.log(JSON.parse(process.argv[1]).apiKey)' "$demo")
 port="${PORT:-$(sed -n 's/^PORT=//p' .env | tail -n 1)}"
 port="${port:-3000}"
 
+# When the quick start runs on its own Node 24 (the shell's node is older), the one line that gives the user's
+# shell the same Node: the typed client, tsx and `npx stt-contract` want it too.
+node_path_line=""
+if [ -n "${NODE_24_FROM_TOOLS:-}" ]; then
+  node_path_line="    export PATH=\"$NODE_24_FROM_TOOLS:\$PATH\"   # Node 24 for this shell too (yours is older)
+"
+fi
+
 credentials() {
   cat <<MSG
 +------------------------------------------------------------------------------------------------------+
@@ -74,10 +82,10 @@ credentials() {
   Dashboard:      http://127.0.0.1:$port/app   sign in as demo@example.com / $password
   API reference:  http://127.0.0.1:$port/docs   Contract: http://127.0.0.1:$port/openapi.json
 
-  Try it:
-    export KEY=$api_key
-    curl -H "Authorization: Bearer \$KEY" -F file=@test/fixtures/audio/whisper.cpp/jfk.wav http://127.0.0.1:$port/v1/transcriptions
-    curl -H "Authorization: Bearer \$KEY" http://127.0.0.1:$port/v1/transcriptions
+  Try it (the README's snippets read these variables):
+${node_path_line}    export KEY=$api_key STT_API_KEY=$api_key STT_BASE_URL=http://127.0.0.1:$port
+    curl -H "Authorization: Bearer \$KEY" -F file=@test/fixtures/audio/whisper.cpp/jfk.wav \$STT_BASE_URL/v1/transcriptions
+    curl -H "Authorization: Bearer \$KEY" \$STT_BASE_URL/v1/transcriptions
   Stop with Ctrl-C; start again with: node dist/main.js   (it reads .env; PORT=3300 node dist/main.js wins over it)
 +------------------------------------------------------------------------------------------------------+
 MSG

@@ -27,6 +27,7 @@ use_node_24() {
     rm -rf "$unpack"
   fi
   export PATH="$tools/bin:$PATH"
+  NODE_24_FROM_TOOLS="$tools/bin"
   hash -r
   echo "Using Node $(node --version) from .tools/node-24 (the machine's is older)"
 }

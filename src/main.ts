@@ -6,8 +6,12 @@ import { ProcessConfig } from './common/lifecycle/process.config';
 import { loadAppConfiguration } from './app-configuration';
 import { describeProcessSettings, loadProcessSettings } from './config/env-file';
 import { resolveEngineTiers } from './engine/tiers/engine-tiers';
+import { nodeVersionWarning } from './common/lifecycle/node-version';
+import { NODE_ENGINES } from './version';
 
 async function main(): Promise<void> {
+  const unsupportedNode = nodeVersionWarning(process.version, NODE_ENGINES);
+  if (unsupportedNode) new Logger('Main').warn(unsupportedNode);
   // The one place that reads the environment (over ./.env when it exists).
   // eslint-disable-next-line no-restricted-properties
   const settings = loadProcessSettings(process.env, process.cwd());

@@ -35,25 +35,44 @@ export async function webhookCases(run: RunContext, state: RunState): Promise<vo
     'received and verified',
     'needs the balance to fall below the low-balance threshold: not provoked (it would take spending money)',
   );
-  const receiver = state.receiver;
-  const url = receiver ? receiver.publicUrl : `https://example.com/stt-contract/${state.tag}`;
+  const placeholder = `https://example.com/stt-contract/${state.tag}`;
 
   await run.case(
     'createWebhook',
-    `registers an endpoint (${receiver ? 'the run’s receiver' : 'a placeholder'})`,
+    `registers an endpoint (${state.receiver ? 'the run’s receiver' : 'a placeholder'})`,
     async (s) => {
-      const answer = await s.call('createWebhook', {
-        credential: s.credential('key'),
-        // Without a receiver: only the rarest event, for the moment until updateWebhook switches it inactive.
-        json: {
-          url,
-          events: receiver ? ['transcription.completed', 'transcription.failed'] : ['balance.low'],
-        },
-      });
+      const register = (receiving: boolean) =>
+        s.call('createWebhook', {
+          credential: s.credential('key'),
+          // Without a receiver: only the rarest event, for the moment until updateWebhook switches it inactive.
+          json: receiving
+            ? { url: state.receiver?.publicUrl, events: ['transcription.completed', 'transcription.failed'] }
+            : { url: placeholder, events: ['balance.low'] },
+        });
+      let answer = await register(state.receiver !== undefined);
+      if (state.receiver && state.ownReceiver && answer.status === 422) {
+        // A deployment that refuses private targets (the default, as the quick start runs) refuses 127.0.0.1.
+        run.note(
+          `createWebhook: the service refuses the run's loopback receiver (${problemDetail(answer.body)}): ` +
+            'deliveries are not received, a placeholder endpoint (kept inactive) is used instead',
+        );
+        await state.receiver.stop();
+        state.receiver = undefined;
+        state.ownReceiver = undefined;
+        answer = await register(false);
+      }
+      if (!state.receiver && answer.status === 422 && /could not be resolved/.test(answer.text)) {
+        // Offline: the deployment cannot resolve the placeholder's host. Not a contract mismatch (the 422 itself
+        // was checked against openapi.yaml); the chain on the endpoint is skipped.
+        s.skip(
+          `the deployment could not resolve the placeholder's host (${problemDetail(answer.body)}); give it a ` +
+            'receiver it reaches (--webhook-listen/--webhook-public-url) to cover the webhook operations',
+        );
+      }
       s.expect(answer, 201);
       const data = (answer.body as { data: { id: string; secret: string } }).data;
       state.webhook = { id: data.id, secret: data.secret };
-      receiver?.addSecret(data.secret);
+      state.receiver?.addSecret(data.secret);
       const id = data.id;
       run.onCleanup(`delete webhook endpoint ${id}`, async () => {
         await run.case('deleteWebhook', 'deletes the run’s endpoint (204); again is 404', async (s) => {
@@ -67,6 +86,8 @@ export async function webhookCases(run: RunContext, state: RunState): Promise<vo
       });
     },
   );
+  const receiver = state.receiver;
+  const url = receiver ? receiver.publicUrl : placeholder;
   await run.case('createWebhook', 'refuses a bad url and unknown events (422 validation)', async (s) => {
     for (const json of [
       { url: 'ftp://example.com/hook', events: ['transcription.completed'] },
@@ -223,4 +244,10 @@ export async function webhookCases(run: RunContext, state: RunState): Promise<vo
       },
     );
   }
+}
+
+/** The `detail` of a problem answer ('' when there is none). */
+function problemDetail(body: unknown): string {
+  const detail = (body as { detail?: unknown } | undefined)?.detail;
+  return typeof detail === 'string' ? detail : '';
 }

@@ -39,6 +39,17 @@ export interface CallOptions {
 
 /** Called for each rate-limit refusal the client waited out, so the report can show it. */
 export type RateLimitListener = (exchange: Exchange, waitSeconds: number) => void;
+/** Called when the client waits for a rate-limit window before a request (none refused). */
+export type PacingListener = (bucket: string, waitMs: number) => void;
+
+/** What the last answer of one rate-limit bucket said: calls left and when its window ends. */
+interface BucketState {
+  remaining: number;
+  resetAt: number;
+}
+
+/** Slack after the window's announced end (x-ratelimit-reset is whole seconds, rounded up by the service). */
+const PACING_MARGIN_MS = 250;
 
 const MAX_RATE_LIMIT_RETRIES = 3;
 const MAX_RATE_LIMIT_WAIT_SECONDS = 65;
@@ -53,10 +64,16 @@ export class ContractHttpClient {
     specRoutes().map((route) => [route.operationId, route]),
   );
 
+  /** Per rate-limit bucket (a credential the service accepted, or the caller's address for the rest). */
+  private readonly buckets = new Map<string, BucketState>();
+  /** Tokens the service refused (401): their calls count against the address, as unauthenticated ones. */
+  private readonly refusedTokens = new Set<string>();
+
   constructor(
     private readonly baseUrl: string,
     private readonly onRateLimited: RateLimitListener,
     private readonly timeoutMs = 30_000,
+    private readonly onPaced: PacingListener = () => undefined,
   ) {}
 
   route(operationId: string): SpecRoute {
@@ -67,7 +84,9 @@ export class ContractHttpClient {
 
   async call(operationId: string, options: CallOptions): Promise<Exchange> {
     for (let attempt = 0; ; attempt++) {
+      if (!options.expecting?.includes(429)) await this.pace(options.credential, options.signal);
       const exchange = await this.send(operationId, options);
+      this.remember(options.credential, exchange);
       const retryAfter = Number(exchange.headers['retry-after']);
       if (
         exchange.status !== 429 ||
@@ -81,6 +100,45 @@ export class ContractHttpClient {
       this.onRateLimited(exchange, wait);
       await sleep(wait * 1000, undefined, { signal: options.signal });
     }
+  }
+
+  /**
+   * Paces the run by the service's own x-ratelimit-* headers: when the last answer of the request's bucket said
+   * no call is left, waits until that window ends (x-ratelimit-reset) instead of sending into a 429 (which the
+   * service answers by blocking the caller for a whole window, Retry-After 60 s).
+   */
+  private async pace(credential: Credential, signal: AbortSignal | undefined): Promise<void> {
+    const bucket = this.bucketOf(credential);
+    const state = this.buckets.get(bucket);
+    if (!state) return;
+    const now = Date.now();
+    if (now >= state.resetAt) {
+      this.buckets.delete(bucket);
+      return;
+    }
+    if (state.remaining > 0) {
+      state.remaining--;
+      return;
+    }
+    const waitMs = state.resetAt - now + PACING_MARGIN_MS;
+    this.onPaced(bucket, waitMs);
+    await sleep(waitMs, undefined, { signal });
+    this.buckets.delete(bucket);
+  }
+
+  private remember(credential: Credential, exchange: Exchange): void {
+    const token = tokenOf(credential);
+    if (token !== undefined && exchange.status === 401) this.refusedTokens.add(token);
+    const remaining = Number(exchange.headers['x-ratelimit-remaining']);
+    const reset = Number(exchange.headers['x-ratelimit-reset']);
+    if (exchange.headers['x-ratelimit-remaining'] === undefined || !Number.isFinite(remaining)) return;
+    if (!Number.isFinite(reset)) return;
+    this.buckets.set(this.bucketOf(credential), { remaining, resetAt: Date.now() + reset * 1000 });
+  }
+
+  private bucketOf(credential: Credential): string {
+    const token = tokenOf(credential);
+    return token === undefined || this.refusedTokens.has(token) ? 'address' : `credential:${token}`;
   }
 
   /** The URL of an operation with its path parameters filled in (`{id}` → the value, percent-encoded). */
@@ -140,6 +198,19 @@ export class ContractHttpClient {
       redirect: 'manual',
       signal: options.signal,
     });
+  }
+}
+
+function tokenOf(credential: Credential): string | undefined {
+  switch (credential.kind) {
+    case 'none':
+      return undefined;
+    case 'bearer':
+      return credential.token;
+    case 'api-key-header':
+      return credential.key;
+    case 'cookie':
+      return credential.cookie;
   }
 }
 

@@ -28,7 +28,7 @@ export const USAGE = `Usage: stt-contract --base-url URL --api-key KEY [options]
 
 Runs the contract of openapi.yaml against a deployment: every operation, positive and negative cases, responses
 checked by the same code as the project's e2e tests. Exit code 0 when nothing mismatched, 1 otherwise, 2 on bad
-options.
+options. Paced by the service's x-ratelimit-* headers: when a window has no call left, the run waits for the next.
 
   --base-url URL            The service, e.g. http://localhost:3000 (required)
   --api-key KEY             An API key of a funded workspace (required)
@@ -38,7 +38,9 @@ options.
                             read-only (production): reads, and only objects the run creates itself; at most one
                             transcription, and only while a free one is left
   --no-jobs                 No transcription at all (job, SSE, export and audio cases are skipped)
-  --webhook-listen PORT     Receive webhook deliveries on this port (with --webhook-public-url)
+  --webhook-listen PORT     Receive webhook deliveries on this port (with --webhook-public-url). Without it,
+                            against a service on this machine (localhost, 127.x, ::1), the run listens on
+                            127.0.0.1 itself (used when the service accepts private webhook targets)
   --webhook-public-url URL  The URL at which the deployment reaches --webhook-listen
   --seed N                  Seed of the generated requests (printed; the same seed replays a run)
   --max-examples N          Generated requests per operation and kind (default 10)

@@ -82,7 +82,7 @@ export function summary(run: RunContext, rows: CoverageRow[]): string {
     '',
     failed.length > 0 ? 'Mismatches:' : '',
     ...failed.flatMap((result) => result.failures.map((failure) => `  - ${failure.split('\n')[0]}`)),
-    `${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped in ${((Date.now() - run.startedAt) / 1000).toFixed(1)} s; seed ${run.options.seed} (replay: --seed ${run.options.seed}); mode ${run.options.mode}`,
+    `${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped in ${((Date.now() - run.startedAt) / 1000).toFixed(1)} s (${(run.pacedMs / 1000).toFixed(1)} s of it waiting for rate-limit windows); seed ${run.options.seed} (replay: --seed ${run.options.seed}); mode ${run.options.mode}`,
     failed.length > 0 ? 'RESULT: FAIL' : 'RESULT: PASS',
   ];
   return parts.filter((part, index, all) => part !== '' || all[index - 1] !== '').join('\n');

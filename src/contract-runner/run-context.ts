@@ -106,21 +106,36 @@ export class RunContext {
   private readonly cleanups: Array<{ label: string; run: () => Promise<void> }> = [];
   private problemBase: string | undefined;
   jwt: string | undefined;
+  /** Time spent waiting for rate-limit windows (pacing by x-ratelimit-*), shown in the summary. */
+  pacedMs = 0;
 
   constructor(readonly options: RunnerOptions) {
-    this.client = new ContractHttpClient(options.baseUrl, (exchange, wait) => {
-      // A refusal the run did not ask for is still an answer of the deployment: checked and reported.
-      const failures: string[] = [];
-      this.check(exchange, failures);
-      this.results.push({
-        operationId: exchange.operationId,
-        name: `429 rate-limit waited out (Retry-After ${wait} s)`,
-        outcome: failures.length > 0 ? 'failed' : 'passed',
-        failures,
-        durationMs: wait * 1000,
-      });
-      this.note(`${exchange.operationId}: 429 rate-limit, waited ${wait} s (Retry-After) and sent it again`);
-    });
+    this.client = new ContractHttpClient(
+      options.baseUrl,
+      (exchange, wait) => {
+        // A refusal the run did not ask for is still an answer of the deployment: checked and reported.
+        const failures: string[] = [];
+        this.check(exchange, failures);
+        this.results.push({
+          operationId: exchange.operationId,
+          name: `429 rate-limit waited out (Retry-After ${wait} s)`,
+          outcome: failures.length > 0 ? 'failed' : 'passed',
+          failures,
+          durationMs: wait * 1000,
+        });
+        this.note(
+          `${exchange.operationId}: 429 rate-limit, waited ${wait} s (Retry-After) and sent it again`,
+        );
+      },
+      30_000,
+      (bucket, waitMs) => {
+        this.pacedMs += waitMs;
+        this.note(
+          `rate limit: no call left in this window for ${bucket === 'address' ? 'unauthenticated calls' : 'a credential'}` +
+            ` (x-ratelimit-remaining 0): waited ${(waitMs / 1000).toFixed(1)} s for the next window`,
+        );
+      },
+    );
   }
 
   note(message: string): void {

@@ -6,6 +6,8 @@ export interface RunState {
   /** Marks everything this run creates (vocabulary names, upload file names), so a QA can find leftovers. */
   readonly tag: string;
   receiver?: WebhookReceiver;
+  /** The receiver is the run's own loopback one (not --webhook-listen): given up when the deployment refuses it. */
+  ownReceiver?: boolean;
   freeTranscriptionsRemaining?: number;
   vocabularyId?: string;
   webhook?: { id: string; secret: string };

@@ -27,6 +27,13 @@ export async function runContract(options: RunnerOptions, out: (text: string) =>
   if (options.webhookListen !== undefined && options.webhookPublicUrl !== undefined) {
     state.receiver = new WebhookReceiver(options.webhookListen, options.webhookPublicUrl);
     await state.receiver.start();
+  } else if (isLoopback(options.baseUrl)) {
+    state.receiver = await WebhookReceiver.loopback(state.tag);
+    state.ownReceiver = true;
+    out(
+      `Webhook deliveries go to the run's own receiver at ${state.receiver.publicUrl} (the service is on this ` +
+        'machine; when it refuses private webhook targets, a placeholder endpoint is used instead).\n',
+    );
   } else {
     out(
       'Webhook deliveries are not received (no --webhook-listen/--webhook-public-url): those cases are skipped.\n',
@@ -68,4 +75,12 @@ export async function runContract(options: RunnerOptions, out: (text: string) =>
   if (options.junit) writeFileSync(options.junit, junitXml(run, rows));
   if (interrupted) return interrupted === 'SIGINT' ? 130 : 143;
   return run.results.some((result) => result.outcome === 'failed') ? 1 : 0;
+}
+
+/** Whether the base URL names this machine (localhost, 127.0.0.0/8, ::1): then a loopback receiver can be reached. */
+export function isLoopback(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
+  return (
+    host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1'
+  );
 }

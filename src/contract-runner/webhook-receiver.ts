@@ -31,8 +31,24 @@ export class WebhookReceiver {
 
   constructor(
     private readonly port: number,
-    readonly publicUrl: string,
+    /** The URL the run registers; for `loopback()` the bound port is known only after start(). */
+    public publicUrl: string,
+    private readonly host?: string,
   ) {}
+
+  /**
+   * A receiver of the run's own on 127.0.0.1 and a free port, used when the deployment under test is on this
+   * machine (a loopback base URL) and no --webhook-listen is given: it receives deliveries without DNS or a
+   * public address, if the deployment accepts private webhook targets (WEBHOOK_ALLOW_PRIVATE_TARGETS=true).
+   */
+  static async loopback(tag: string): Promise<WebhookReceiver> {
+    const receiver = new WebhookReceiver(0, '', '127.0.0.1');
+    await receiver.start();
+    const address = receiver.server?.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    receiver.publicUrl = `http://127.0.0.1:${port}/stt-contract/${tag}`;
+    return receiver;
+  }
 
   async start(): Promise<void> {
     const server = createServer((request, response) => {
@@ -52,7 +68,8 @@ export class WebhookReceiver {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.port, resolve);
+      if (this.host) server.listen(this.port, this.host, resolve);
+      else server.listen(this.port, resolve);
     });
   }
 

@@ -36,18 +36,27 @@ interface Placeholders {
 }
 
 /**
- * The block's text with the README's placeholders filled in, nothing else changed: the base URL
- * `http://127.0.0.1:3000` / `http://localhost:3000` (this test's service), the key `svc_live_…` the quick start
- * prints, `<id>` (a completed transcription; after `webhooks/`, a webhook endpoint) and `<deliveryId>`.
- * `$KEY`, `$STT_API_KEY`, `$BASE` and `$WORKSPACE_ID` are real variables of the block's environment.
+ * The block's text with the README's placeholders filled in, nothing else changed: the key `svc_live_…` the
+ * quick start prints, `<id>` (a completed transcription; after `webhooks/`, a webhook endpoint) and
+ * `<deliveryId>`. The service's address is not a placeholder: the blocks read `$STT_BASE_URL` (set to this
+ * test's service, on a random port), as do `$KEY`, `$STT_API_KEY`, `$BASE` and `$WORKSPACE_ID`.
  */
 function withPlaceholders(code: string, values: Placeholders): string {
   return code
-    .replace(/http:\/\/(?:127\.0\.0\.1|localhost):3000/g, values.base)
     .replace(/svc_live_…/g, values.apiKey)
     .replace(/webhooks\/<id>/g, `webhooks/${values.webhookId}`)
     .replace(/<deliveryId>/g, values.deliveryId)
     .replace(/<id>/g, values.transcriptionId);
+}
+
+/**
+ * The block without the one allowed spelling of the default address: `${STT_BASE_URL:-http://localhost:3000}`
+ * in shell, `process.env.STT_BASE_URL ?? 'http://localhost:3000'` in TypeScript/JavaScript.
+ */
+function withoutDefaultBase(code: string): string {
+  return code
+    .replace(/\$\{STT_BASE_URL:-http:\/\/localhost:3000\}/g, '')
+    .replace(/process\.env\.STT_BASE_URL \?\? 'http:\/\/localhost:3000'/g, '');
 }
 
 /**
@@ -157,6 +166,7 @@ describe('README.md, run as written', () => {
       KEY: demo.apiKey,
       STT_API_KEY: demo.apiKey,
       BASE: base,
+      STT_BASE_URL: base,
       WORKSPACE_ID: demo.workspaceId,
       README_TEST_STATUS_LOG: statusLog(),
     };
@@ -201,6 +211,14 @@ describe('README.md, run as written', () => {
     const report = `README.md line ${block.line} (${block.kind}):\n${code}\n--- exit ${outcome.code}, unexpected HTTP statuses [${refused.join(', ')}]; output:\n${outcome.output}`;
     expect(outcome.code === 0 && refused.length === 0 ? 'ran as written' : report).toBe('ran as written');
   }
+
+  it('no runnable block names the default port other than as the default of STT_BASE_URL', () => {
+    const hardCoded = BLOCKS.filter((block) => block.skipReason === null)
+      .map((block) => ({ line: block.line, rest: withoutDefaultBase(block.code) }))
+      .filter(({ rest }) => /(?:localhost|127\.0\.0\.1):3000/.test(rest))
+      .map(({ line }) => `README.md line ${line}`);
+    expect(hardCoded).toEqual([]);
+  });
 
   for (const block of BLOCKS) {
     if (block.skipReason !== null) {

@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   RealtimeSessionClosedError,
   TranscriptionClient,
@@ -7,6 +11,7 @@ import { rawAudio } from '../support/realtime';
 import { testAudio } from '../support/shared-paths';
 import { startTestApp, TestApp } from '../support/test-app';
 
+const ROOT = join(__dirname, '..', '..');
 const GO_FORWARD = testAudio('pocketsphinx/goforward.wav'); // 2.8 s: "go forward ten meters"
 const PCM16_16K = { type: 'audio/pcm', rate: 16000 } as const;
 
@@ -89,5 +94,51 @@ describe('Typed client: client.realtime', () => {
       lastError: { code: 'unauthorized' },
     });
     expect(events).toEqual(['error']);
+  });
+  it('works where there is no global WebSocket (Node 20): a process without globalThis.WebSocket uses the ws package', async () => {
+    const workspace = await t.createWorkspace({ name: 'Typed realtime without WebSocket' });
+    const scratch = mkdtempSync(join(tmpdir(), 'stt-no-websocket-'));
+    try {
+      const script = join(scratch, 'no-websocket.mts');
+      writeFileSync(
+        join(scratch, 'audio.raw'),
+        Buffer.concat([rawAudio(GO_FORWARD, 's16le', 16000), Buffer.alloc(16000)]),
+      );
+      writeFileSync(
+        script,
+        [
+          `import { readFileSync } from 'node:fs';`,
+          `import { TranscriptionClient } from ${JSON.stringify(join(ROOT, 'clients/typescript/src/index.ts'))};`,
+          `delete (globalThis as { WebSocket?: unknown }).WebSocket;`,
+          `console.log('global WebSocket: ' + typeof (globalThis as { WebSocket?: unknown }).WebSocket);`,
+          `const audio = readFileSync(${JSON.stringify(join(scratch, 'audio.raw'))});`,
+          `const chunks = Array.from({ length: Math.ceil(audio.length / 3200) }, (_, i) => audio.subarray(i * 3200, (i + 1) * 3200));`,
+          `const client = new TranscriptionClient({ baseUrl: process.env.STT_BASE_URL!, apiKey: process.env.STT_API_KEY! });`,
+          `for await (const event of client.realtime.transcribe(chunks, { session: { audio: { input: { format: { type: 'audio/pcm', rate: 16000 } } } } })) {`,
+          `  if (event.type === 'conversation.item.input_audio_transcription.completed') console.log('completed: ' + event.transcript);`,
+          `}`,
+        ].join('\n'),
+      );
+      const outcome = await new Promise<{ code: number; output: string }>((resolve) => {
+        execFile(
+          join(ROOT, 'node_modules', '.bin', 'tsx'),
+          [script],
+          {
+            cwd: ROOT,
+            env: { ...process.env, STT_BASE_URL: baseUrl, STT_API_KEY: workspace.apiKey },
+            timeout: 60_000,
+          },
+          (error, stdout, stderr) =>
+            resolve({
+              code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+              output: `${stdout}${stderr}`,
+            }),
+        );
+      });
+      expect(outcome.output).toContain('global WebSocket: undefined');
+      expect(outcome).toMatchObject({ code: 0, output: expect.stringMatching(/completed: Go forward/) });
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Live transcription over /v1/realtime (asyncapi.yaml) with the platform's WebSocket: Node 22+ (its global
- * WebSocket, which also takes headers) and browsers. Audio goes in as chunks of raw audio in the session's format,
+ * WebSocket, which also takes headers) and browsers; where there is no global WebSocket (Node 20) the `ws`
+ * package's, which takes the same arguments. Audio goes in as chunks of raw audio in the session's format,
  * server events come out of an async iterator.
  */
 import type { components } from './schema';
@@ -102,7 +103,7 @@ export async function* transcribeRealtime(
   const url = new URL(`${connection.baseUrl.replace(/\/+$/, '')}/v1/realtime`);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   if (options.model) url.searchParams.set('model', options.model);
-  const socket = openSocket(url, connection.apiKey, options.clientSecret);
+  const socket = await openSocket(url, connection.apiKey, options.clientSecret);
   const inbox = new EventInbox(socket);
   const abort = (): void => socket.close(1000);
   options.signal?.addEventListener('abort', abort, { once: true });
@@ -160,12 +161,37 @@ export async function* transcribeRealtime(
   }
 }
 
-function openSocket(url: URL, apiKey: string | undefined, clientSecret: string | undefined): WebSocket {
-  if (clientSecret) return new WebSocket(url, ['realtime', `openai-insecure-api-key.${clientSecret}`]);
+async function openSocket(
+  url: URL,
+  apiKey: string | undefined,
+  clientSecret: string | undefined,
+): Promise<WebSocket> {
+  const Socket = await webSocketClass();
+  if (clientSecret) return new Socket(url, ['realtime', `openai-insecure-api-key.${clientSecret}`]);
   if (!apiKey) throw new TypeError('transcribeRealtime needs an API key or a client secret');
-  // Node's WebSocket (undici) takes headers; a browser's does not, and must use a client secret.
+  // Node's WebSocket (undici) and the `ws` package take headers (an options object in place of the protocols);
+  // a browser's does not, and must use a client secret.
   const init = { headers: { Authorization: `Bearer ${apiKey}` } };
-  return new WebSocket(url, init as unknown as string[]);
+  return new Socket(url, init as unknown as string[]);
+}
+
+/**
+ * The platform's WebSocket, else the `ws` package's (Node 20 has no global one): the same constructor
+ * arguments, `addEventListener`, `readyState`/`OPEN`, `bufferedAmount`, text messages as strings. Imported only
+ * when needed, by a name bundlers do not follow, so a browser build never pulls `ws` in.
+ */
+async function webSocketClass(): Promise<typeof WebSocket> {
+  if (typeof globalThis.WebSocket === 'function') return globalThis.WebSocket;
+  const specifier = 'ws';
+  let loaded: { default?: unknown; WebSocket?: unknown };
+  try {
+    loaded = (await import(specifier)) as { default?: unknown; WebSocket?: unknown };
+  } catch {
+    throw new TypeError(
+      'This runtime has no global WebSocket (Node before 22): install the ws package (npm install ws)',
+    );
+  }
+  return (loaded.WebSocket ?? loaded.default) as typeof WebSocket;
 }
 
 function send(socket: WebSocket, event: Record<string, unknown>): void {
