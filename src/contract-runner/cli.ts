@@ -9,7 +9,16 @@ import { runContract } from './runner';
 async function main(): Promise<number> {
   let options;
   try {
-    options = parseRunnerOptions(process.argv.slice(2));
+    // The runner is a client, not the service: its STT_* credentials are not service configuration.
+    // eslint-disable-next-line no-restricted-properties
+    const { STT_BASE_URL, STT_API_KEY, STT_API_KEY_2, STT_EMAIL, STT_PASSWORD } = process.env;
+    options = parseRunnerOptions(process.argv.slice(2), {
+      STT_BASE_URL,
+      STT_API_KEY,
+      STT_API_KEY_2,
+      STT_EMAIL,
+      STT_PASSWORD,
+    });
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${USAGE}`);
     return 2;

@@ -9,7 +9,7 @@ import { inspectDelivery } from './webhook-receiver';
 const BASE = ['--base-url', 'http://localhost:3000/', '--api-key', 'svc_live_x'];
 
 function options(extra: string[] = []): RunnerOptions {
-  const parsed = parseRunnerOptions([...BASE, ...extra]);
+  const parsed = parseRunnerOptions([...BASE, ...extra], {});
   if (parsed === 'help') throw new Error('help');
   return parsed;
 }
@@ -35,15 +35,41 @@ describe('stt-contract options', () => {
   });
 
   it('refuses what cannot run: missing base URL or key, half pairs, unknown modes and options', () => {
-    expect(() => parseRunnerOptions(['--api-key', 'k'])).toThrow(OptionsError);
-    expect(() => parseRunnerOptions(['--base-url', 'http://x'])).toThrow(/--api-key/);
+    expect(() => parseRunnerOptions(['--api-key', 'k'], {})).toThrow(OptionsError);
+    expect(() => parseRunnerOptions(['--base-url', 'http://x'], {})).toThrow(/--api-key/);
     expect(() => options(['--mode', 'production'])).toThrow(/full or read-only/);
     expect(() => options(['--email', 'a@example.com'])).toThrow(/go together/);
     expect(() => options(['--webhook-listen', '8080'])).toThrow(/go together/);
     expect(() => options(['--seed', '-1'])).toThrow(/--seed/);
     expect(() => options(['--bogus'])).toThrow();
     expect(() => options(['--operations', 'getBalance,getBalanse'])).toThrow(/no operation getBalanse/);
-    expect(parseRunnerOptions(['--help'])).toBe('help');
+    expect(parseRunnerOptions(['--help'], {})).toBe('help');
+  });
+});
+
+describe('stt-contract credentials from the environment (kept out of the process list)', () => {
+  const env = {
+    STT_BASE_URL: 'http://stt.internal:3000/',
+    STT_API_KEY: 'k1',
+    STT_API_KEY_2: 'k2',
+    STT_EMAIL: 'qa@example.com',
+    STT_PASSWORD: 'pw',
+  };
+
+  it('reads the address, keys and dashboard user from STT_* when no option is given', () => {
+    expect(parseRunnerOptions([], env)).toMatchObject({
+      baseUrl: 'http://stt.internal:3000',
+      apiKey: 'k1',
+      apiKey2: 'k2',
+      email: 'qa@example.com',
+      password: 'pw',
+    });
+  });
+
+  it('an option wins over its variable; an empty variable counts as unset', () => {
+    expect(parseRunnerOptions(['--api-key', 'from-option'], env)).toMatchObject({ apiKey: 'from-option' });
+    expect(() => parseRunnerOptions([], { ...env, STT_API_KEY: '' })).toThrow(/STT_API_KEY/);
+    expect(() => parseRunnerOptions([], { ...env, STT_PASSWORD: undefined })).toThrow(/go together/);
   });
 });
 

@@ -30,10 +30,14 @@ Runs the contract of openapi.yaml against a deployment: every operation, positiv
 checked by the same code as the project's e2e tests. Exit code 0 when nothing mismatched, 1 otherwise, 2 on bad
 options. Paced by the service's x-ratelimit-* headers: when a window has no call left, the run waits for the next.
 
-  --base-url URL            The service, e.g. http://localhost:3000 (required)
-  --api-key KEY             An API key of a funded workspace (required)
-  --api-key-2 KEY           A key of another workspace: tenant-isolation cases (skipped without it)
-  --email E --password P    A dashboard user of the key's workspace: session operations (skipped without)
+  --base-url URL            The service, e.g. http://localhost:3000 (required; or STT_BASE_URL)
+  --api-key KEY             An API key of a funded workspace (required; or STT_API_KEY)
+  --api-key-2 KEY           A key of another workspace: tenant-isolation cases (skipped without it; or
+                            STT_API_KEY_2)
+  --email E --password P    A dashboard user of the key's workspace: session operations (skipped without;
+                            or STT_EMAIL and STT_PASSWORD)
+  Credentials given as options are visible to every user of the machine in the process list (ps): prefer the
+  environment variables. An option wins over its variable.
   --mode full|read-only     full (default, staging): everything, incl. settings and API keys, 3 jobs.
                             read-only (production): reads, and only objects the run creates itself; at most one
                             transcription, and only while a free one is left
@@ -65,7 +69,15 @@ function knownOperationIds(): Set<string> {
   return ids;
 }
 
-export function parseRunnerOptions(argv: string[]): RunnerOptions | 'help' {
+/** What the runner reads from the environment when its option is not given (credentials stay out of `ps`). */
+export type RunnerEnvironment = Partial<
+  Record<'STT_BASE_URL' | 'STT_API_KEY' | 'STT_API_KEY_2' | 'STT_EMAIL' | 'STT_PASSWORD', string>
+>;
+
+export function parseRunnerOptions(
+  argv: string[],
+  env: RunnerEnvironment,
+): RunnerOptions | 'help' {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -89,10 +101,16 @@ export function parseRunnerOptions(argv: string[]): RunnerOptions | 'help' {
     },
   });
   if (values.help) return 'help';
+  const fromEnv = (value: string | undefined): string | undefined => (value === '' ? undefined : value);
+  values['base-url'] ??= fromEnv(env.STT_BASE_URL);
+  values['api-key'] ??= fromEnv(env.STT_API_KEY);
+  values['api-key-2'] ??= fromEnv(env.STT_API_KEY_2);
+  values.email ??= fromEnv(env.STT_EMAIL);
+  values.password ??= fromEnv(env.STT_PASSWORD);
   const baseUrl = values['base-url'];
   const apiKey = values['api-key'];
-  if (!baseUrl || !/^https?:\/\//.test(baseUrl)) throw new OptionsError('--base-url http(s)://… is required');
-  if (!apiKey) throw new OptionsError('--api-key is required');
+  if (!baseUrl || !/^https?:\/\//.test(baseUrl)) throw new OptionsError('--base-url http(s)://… (or STT_BASE_URL) is required');
+  if (!apiKey) throw new OptionsError('--api-key (or STT_API_KEY) is required');
   if (values.mode !== 'full' && values.mode !== 'read-only') {
     throw new OptionsError(`--mode is full or read-only, not ${values.mode}`);
   }

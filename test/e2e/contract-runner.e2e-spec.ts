@@ -26,9 +26,13 @@ interface RunnerResult {
 function runContract(
   args: string[],
   onOutput?: (output: string, child: ChildProcess) => void,
+  env: Record<string, string> = {},
 ): Promise<RunnerResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -198,10 +202,12 @@ describe('stt-contract (the contract runner) against a running service', () => {
     const jwt = { Authorization: `Bearer ${t.issueToken(userId)}` };
     const keysBefore = await t.http().get('/v1/api-keys').set(jwt);
     const settingsBefore = await t.http().get('/v1/account/settings').set(jwt);
-    const { code, output } = await runContract([
-      ...['--base-url', baseUrl, '--api-key', apiKey, '--email', email, '--password', password],
-      ...['--mode', 'read-only', '--no-jobs', '--max-examples', '1'],
-    ]);
+    // The key and the password from the environment (STT_*), as README recommends: not in the process list.
+    const { code, output } = await runContract(
+      ['--base-url', baseUrl, '--email', email, '--mode', 'read-only', '--no-jobs', '--max-examples', '1'],
+      undefined,
+      { STT_API_KEY: apiKey, STT_PASSWORD: password },
+    );
     expect({ code, result: output.match(/RESULT: \w+/)?.[0] }).toEqual({ code: 0, result: 'RESULT: PASS' });
     expect(output).toContain('createTranscription: uploads the fixture clip — --no-jobs');
     expect(output).toContain(
