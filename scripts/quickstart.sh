@@ -53,14 +53,11 @@ npm run build
 
 node dist/cli.js migrate >/dev/null
 pull_default_model_and_show_tiers
-# The demo user signs in to the dashboard (/app) with a fresh password; on a second run the email exists, so
-# the new workspace has no user and the existing demo user gets the new password.
+# The demo user signs in to the dashboard (/app) with a fresh password. The demo workspace is made once: a second
+# run finds it by the user's email, sets the new password and prints a new key of that same workspace.
 password=$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 16)
-if ! demo=$(printf '%s' "$password" | node dist/cli.js workspace:create --name "Demo workspace" --balance 10 \
-  --key-name "Quick start" --email demo@example.com --password-stdin 2>/dev/null); then
-  demo=$(node dist/cli.js workspace:create --name "Demo workspace" --balance 10 --key-name "Quick start")
-  printf '%s' "$password" | node dist/cli.js user:set-password --email demo@example.com >/dev/null
-fi
+demo=$(printf '%s' "$password" | node dist/cli.js demo:ensure --email demo@example.com --name "Demo workspace" \
+  --balance 10 --key-name "Quick start" --password-stdin)
 api_key=$(node -e 'console.log(JSON.parse(process.argv[1]).apiKey)' "$demo")
 # The port the service will listen on: the caller's PORT, else .env's (the service reads it the same way).
 port="${PORT:-$(sed -n 's/^PORT=//p' .env | tail -n 1)}"

@@ -130,7 +130,7 @@ echo "$base: Node $base_node"
 step "compose.yaml (config check; running it needs bridge networks, which this machine does not allow)"
 if docker compose version >/dev/null 2>&1; then compose=(docker compose); else compose=(docker-compose); fi
 node -e 'require("yaml")' 2>/dev/null || fail "the yaml package is missing: run npm ci first"
-JWT_SECRET=container-test-placeholder-secret-0123456789 POSTGRES_PASSWORD=placeholder "${compose[@]}" -f compose.yaml config >"$work/compose.yaml"
+JWT_SECRET=container-test-placeholder-secret-0123456789 POSTGRES_PASSWORD=placeholder S3_SECRET_ACCESS_KEY=placeholder "${compose[@]}" -f compose.yaml config >"$work/compose.yaml"
 echo "${compose[*]} config: ok"
 # The command of a compose service (NUL-separated) and its environment with this machine's addresses.
 # Read into arrays / files with their exit status checked: an empty command would run the image's default.
@@ -235,9 +235,14 @@ compose_command_into demo_cmd demo
 demo_env=$(compose_env_file demo)
 # compose's demo command with no free transcriptions, so every job is charged from the balance.
 workspace=$(docker run --rm --network host --label "$LABEL=$RUN_ID" --env-file "$demo_env" "${volumes[@]}" \
-  "$IMAGE" "${demo_cmd[@]}" --free 0) || fail "workspace:create"
+  "$IMAGE" "${demo_cmd[@]}" --free 0) || fail "demo:ensure"
 key=$(json apiKey <<<"$workspace")
-[ -n "$key" ] || fail "workspace:create printed no apiKey: $workspace"
+[ -n "$key" ] || fail "demo:ensure printed no apiKey: $workspace"
+# A second `up` runs the demo service again: the same workspace, no new key (compose's --key-only-if-created).
+again=$(docker run --rm --network host --label "$LABEL=$RUN_ID" --env-file "$demo_env" "${volumes[@]}" \
+  "$IMAGE" "${demo_cmd[@]}" --free 0) || fail "demo:ensure (second run)"
+[ "$(json workspaceId <<<"$again")" = "$(json workspaceId <<<"$workspace")" ] && [ -z "$(json apiKey <<<"$again")" ] \
+  || fail "the second demo run made another workspace or key: $again"
 auth=(-H "Authorization: Bearer $key")
 opening_balance=$(curl -sf "${auth[@]}" "$base_url/v1/account/balance" | json data.balance)
 

@@ -18,6 +18,7 @@ import { AutoReloadCommand } from './auto-reload.command';
 import { EngineTiersCommand } from './engine-tiers.command';
 import { ModelsListCommand, ModelsPullCommand } from './models.commands';
 import { RetentionSettingsService } from '../account/retention-settings.service';
+import { DemoEnsureCommand } from './demo.command';
 import { UserSetPasswordCommand } from './user.commands';
 import { WorkspaceCreateCommand, WorkspaceRetentionCommand } from './workspace.commands';
 
@@ -38,6 +39,7 @@ export class CliModule {
       ],
       providers: [
         WorkspaceCreateCommand,
+        DemoEnsureCommand,
         WorkspaceRetentionCommand,
         RetentionSettingsService,
         ApiKeyCreateCommand,

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { DataSource } from 'typeorm';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { startTestApp, TestApp } from '../support/test-app';
 import { baseTestEnvironment } from '../support/test-environment';
@@ -110,5 +111,69 @@ describe('Operator CLI: dashboard passwords', () => {
     const empty = await cli(['user:set-password', '--email', email], '');
     expect(empty.code).not.toBe(0);
     expect(empty.stderr).toContain('no password on standard input');
+  });
+
+  it('demo:ensure run twice (the quick start re-run) leaves one user and one workspace, and its new key opens the workspace the login opens', async () => {
+    // Before: the quick start's second run made a second "Demo workspace" owned by owner@demo-workspace-….example,
+    // while the printed login opened the first one (issue 35 item 1).
+    const email = `demo-${randomUUID()}@example.com`;
+    const args = [
+      'demo:ensure',
+      '--email',
+      email,
+      '--balance',
+      '10',
+      '--key-name',
+      'Quick start',
+      '--password-stdin',
+    ];
+    const first = await cli(args, `${PASSWORD}\n`);
+    expect(first.code).toBe(0);
+    const made = JSON.parse(first.stdout.trim()) as Record<string, unknown>;
+    expect(made).toMatchObject({ created: true, email, apiKey: expect.stringMatching(/^svc_live_/) });
+
+    const secondPassword = `${PASSWORD} again`;
+    const second = await cli(args, `${secondPassword}\n`);
+    expect(second.code).toBe(0);
+    const again = JSON.parse(second.stdout.trim()) as Record<string, unknown>;
+    expect(again).toMatchObject({
+      created: false,
+      workspaceId: made.workspaceId,
+      userId: made.userId,
+      email,
+    });
+    expect(again.apiKey).toMatch(/^svc_live_/);
+    expect(again.apiKey).not.toBe(made.apiKey);
+
+    const dataSource = t.app.get(DataSource);
+    const rows = (sql: string) => dataSource.query(sql, [made.workspaceId]);
+    expect(await rows(`SELECT id FROM users WHERE active_workspace_id = $1`)).toHaveLength(1);
+    const workspaces: Array<{ name: string }> = await dataSource.query(
+      `SELECT w.name FROM workspaces w JOIN users u ON u.active_workspace_id = w.id WHERE u.email = $1`,
+      [email],
+    );
+    expect(workspaces).toHaveLength(1);
+    // The balance was paid once, at creation.
+    const balance = await t
+      .http()
+      .get('/v1/account/balance')
+      .set({ Authorization: `Bearer ${String(again.apiKey)}` });
+    expect(balance.status).toBe(200);
+    expect(balance.body.data.balance).toBe(10);
+
+    // The printed login (the second password) opens the workspace of the printed key; the first password is gone.
+    const signedIn = await login(email, secondPassword);
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body.data.workspace.id).toBe(made.workspaceId);
+    expect((await login(email, PASSWORD)).status).toBe(401);
+
+    // compose's demo service: a later start prints the same workspace and no new key.
+    const composeRun = await cli(['demo:ensure', '--email', email, '--key-only-if-created']);
+    expect(composeRun.code).toBe(0);
+    expect(JSON.parse(composeRun.stdout.trim())).toMatchObject({
+      created: false,
+      workspaceId: made.workspaceId,
+      apiKey: null,
+    });
   });
 });

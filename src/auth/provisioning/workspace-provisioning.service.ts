@@ -64,6 +64,51 @@ export class WorkspaceProvisioningService {
     });
   }
 
+  /**
+   * The demo workspace of the quick start and of compose's `demo` service, made once however often they run
+   * (issue 35 item 1, issue 31: every run made one more funded workspace, and a second run's key and the printed
+   * login named different workspaces). The demo user is found by email: when it exists, its workspace is the
+   * demo's and a new key of that workspace is made only when `newKey` says so (a new password for an existing
+   * user goes through UserPasswordService, which ends its sign-ins); the opening balance is paid once, at
+   * creation. Under an advisory lock, so two runs at
+   * once still leave one workspace.
+   */
+  async ensureDemo(
+    request: WorkspaceRequest & { email: string; newKey: boolean },
+  ): Promise<Omit<ProvisionedWorkspace, 'apiKey'> & { apiKey: string | null; created: boolean }> {
+    return this.dataSource.transaction(async (tx) => {
+      const email = request.email.toLowerCase();
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('demo-workspace:' || $1))`, [email]);
+      const existing = await tx.getRepository(User).findOneBy({ email });
+      if (existing && existing.activeWorkspaceId) {
+        const apiKey = request.newKey
+          ? (
+              await this.apiKeys.create(existing.activeWorkspaceId, existing.id, {
+                name: request.apiKeyName,
+                manager: tx,
+                actor: OPERATOR,
+              })
+            ).apiKey
+          : null;
+        return {
+          workspaceId: existing.activeWorkspaceId,
+          userId: existing.id,
+          email,
+          apiKey,
+          created: false,
+        };
+      }
+      if (existing) throw new Error(`the user ${email} exists without a workspace: not a demo user`);
+      const { workspaceId, userId } = await this.provision({ ...request, email }, tx);
+      const { apiKey } = await this.apiKeys.create(workspaceId, userId, {
+        name: request.apiKeyName,
+        manager: tx,
+        actor: OPERATOR,
+      });
+      return { workspaceId, userId, email, apiKey, created: true };
+    });
+  }
+
   /** Self sign-up: the user signs in with a password and makes keys in the dashboard, none is made here. */
   async createWithoutApiKey(request: WorkspaceRequest): Promise<Omit<ProvisionedWorkspace, 'apiKey'>> {
     return this.dataSource.transaction((tx) => this.provision(request, tx));
