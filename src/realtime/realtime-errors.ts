@@ -43,6 +43,7 @@ export const REALTIME_CLOSE_REASONS = {
   recognition_lagging: { closeCode: 4013, type: 'server_error' },
   input_audio_buffer_full: { closeCode: 4014, type: 'invalid_request_error' },
   transcription_deleted: { closeCode: 4004, type: 'invalid_request_error' },
+  credential_ended: { closeCode: 4001, type: 'invalid_request_error' },
   server_shutting_down: { closeCode: 1001, type: 'server_error' },
   server_error: { closeCode: 1011, type: 'server_error' },
 } as const satisfies Record<string, { closeCode: number; type: RealtimeErrorBody['type'] }>;

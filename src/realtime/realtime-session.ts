@@ -30,6 +30,7 @@ import {
 } from './realtime-errors';
 import { applySessionUpdate, describeSession, type SessionConfig } from './realtime-session-config';
 import type { LiveGrant, LiveSessionHandle, RealtimeSessionsService } from './realtime-sessions.service';
+import { liveCredentialOf, type LiveCredential, type RealtimeCredentials } from './realtime-credentials';
 import { SocketBackpressure } from './socket-backpressure';
 
 /**
@@ -53,6 +54,8 @@ const CONVERSATION_EVENTS = new Set([
 export interface RealtimeSessionDependencies {
   sessions: RealtimeSessionsService;
   config: RealtimeConfig;
+  /** Whether the credential a session stands on still does (checked every REALTIME_CREDENTIAL_CHECK_MS). */
+  credentials: RealtimeCredentials;
   /** The recognition thread's settings for a session's live settings. */
   recognitionSpec(live: LiveSettings): LiveRecognitionSpec;
   /** The longest utterance before it is committed regardless of turn detection. */
@@ -119,6 +122,9 @@ export class RealtimeSession implements LiveSessionHandle {
   private idleTimer: NodeJS.Timeout | null = null;
   private expiryTimer: NodeJS.Timeout | null = null;
   private renewTimer: NodeJS.Timeout | null = null;
+  private credentialTimer: NodeJS.Timeout | null = null;
+  /** The credential the session stands on has ended: nothing more is delivered, what was delivered is paid. */
+  private credentialEnded = false;
 
   constructor(
     private readonly socket: WebSocket,
@@ -234,6 +240,31 @@ export class RealtimeSession implements LiveSessionHandle {
     this.send({ type: 'session.created', session: this.describe() });
     this.touch();
     this.renewTimer = setInterval(() => void this.renew(), this.dependencies.sessions.leaseMs / 3);
+    const credential = liveCredentialOf(this.principal);
+    if (credential) {
+      this.credentialTimer = setInterval(
+        () => void this.checkCredential(credential),
+        this.dependencies.config.REALTIME_CREDENTIAL_CHECK_MS,
+      );
+    }
+  }
+
+  /**
+   * Ends the session once the credential it stands on has ended (the guide's rule: a sign-out, a revoked key, a
+   * removed member end access at once). A check that cannot be made (the database away) keeps the session: the
+   * next one decides.
+   */
+  private async checkCredential(credential: LiveCredential): Promise<void> {
+    if (this.ending || this.credentialEnded) return;
+    const live = await this.dependencies.credentials.isLive(credential).catch(() => true);
+    if (live || this.ending) return;
+    this.credentialEnded = true;
+    void this.end(
+      new RealtimeSessionEnd(
+        'credential_ended',
+        'The credential this session was opened with has ended (the API key revoked or expired, signed out, a new password, or the user removed from the workspace): the session is closed and what it delivered is paid.',
+      ),
+    );
   }
 
   private async handleMessage(data: RawData, isBinary: boolean): Promise<void> {
@@ -564,12 +595,14 @@ export class RealtimeSession implements LiveSessionHandle {
     if (this.expiryTimer) clearTimeout(this.expiryTimer);
     this.backpressure.stop();
     if (reason) this.send(endingErrorEvent(reason));
-    // A deletion delivers nothing more: recognition stops first (between two native calls), unblocking a commit.
-    if (this.deleted) await this.recognition?.terminate();
+    // A deletion, or a credential that ended, delivers nothing more: recognition stops first (between two native
+    // calls), unblocking a commit.
+    if (this.deleted || this.credentialEnded) await this.recognition?.terminate();
     // Whatever is queued (an open session.update, appends) settles first; new messages are ignored from here on.
     await this.queue.catch(() => undefined);
     const recognition = this.recognition;
-    if (recognition && !this.recognitionFailed && !this.deleted) await recognition.finish();
+    if (recognition && !this.recognitionFailed && !this.deleted && !this.credentialEnded)
+      await recognition.finish();
     else await recognition?.terminate();
     await new Promise<void>((resolve) => (this.pcm ? this.pcm.end(resolve) : resolve()));
     try {
@@ -584,6 +617,7 @@ export class RealtimeSession implements LiveSessionHandle {
       // Renewed until here: decoding the backlog and diarizing can outlast the lease, and the reconciler would
       // settle a session it thinks lost.
       if (this.renewTimer) clearInterval(this.renewTimer);
+      if (this.credentialTimer) clearInterval(this.credentialTimer);
       await recognition?.terminate();
       await rm(this.pcmPath, { force: true });
       this.closeSocket(

@@ -116,6 +116,18 @@ export class RealtimeConfig {
   REALTIME_SESSION_LEASE_SECONDS = 60;
 
   /**
+   * How often (ms) an open realtime session checks that the credential it stands on still does: the API key
+   * (not revoked or expired), the dashboard sign-in (not signed out, no new password, the user still in the
+   * workspace), or the credential that minted its client secret. When it has ended the session ends at the next
+   * check (`credential_ended`), delivering nothing more; what it delivered is paid.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  REALTIME_CREDENTIAL_CHECK_MS = 1000;
+
+  /**
    * How much audio (seconds, at the session's tier price) a paid realtime session reserves against the balance
    * ahead of what it received: at open, and again each time half of it is left. A session holds at most this
    * much beyond its audio, so one session does not lock a whole balance, and two cannot spend the same euro;

@@ -26,6 +26,7 @@ import {
 } from './realtime-errors';
 import { RealtimeSession, type RealtimeSessionDependencies } from './realtime-session';
 import { initialSessionConfig, type SessionConfig } from './realtime-session-config';
+import { RealtimeCredentials } from './realtime-credentials';
 import { RealtimeSessionsService } from './realtime-sessions.service';
 import { chooseProtocol, RealtimeUpgradeAuthenticator } from './realtime-upgrade-auth';
 
@@ -61,11 +62,13 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly upgrades: UpgradeRequestContext,
     queues: QueuesConfig,
     tiers: EngineTiers,
+    credentials: RealtimeCredentials,
   ) {
     const engine = engineSettingsFrom(tiers, queues);
     this.dependencies = {
       sessions,
       config,
+      credentials,
       maxUtteranceSeconds: engine.speech.maxChunkSeconds,
       recognitionSpec: (live: LiveSettings) => ({
         pocketsphinx: engine.pocketsphinx,

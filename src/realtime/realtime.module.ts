@@ -10,6 +10,7 @@ import { RealtimeClientSecret } from './client-secrets/realtime-client-secret.en
 import { RealtimeClientSecretRepository } from './client-secrets/realtime-client-secret.repository';
 import { RealtimeClientSecretsService } from './client-secrets/realtime-client-secrets.service';
 import { RealtimeController } from './realtime.controller';
+import { RealtimeCredentials } from './realtime-credentials';
 import { RealtimeGateway } from './realtime.gateway';
 import { RealtimeSessionsService } from './realtime-sessions.service';
 import { RealtimeUpgradeAuthenticator } from './realtime-upgrade-auth';
@@ -28,6 +29,7 @@ import { RealtimeUpgradeAuthenticator } from './realtime-upgrade-auth';
   controllers: [RealtimeController],
   providers: [
     RealtimeSessionsService,
+    RealtimeCredentials,
     RealtimeClientSecretRepository,
     RealtimeClientSecretsService,
     RealtimeUpgradeAuthenticator,

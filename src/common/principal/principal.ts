@@ -14,6 +14,8 @@ export interface Principal {
   apiKeyId?: string;
   /** The dashboard sign-in (refresh-token family, the access token's `sid`) of a JWT that belongs to one. */
   signInId?: string;
+  /** A client secret's session: the credential that minted the secret (the session ends when it does). */
+  mintedBy?: { apiKeyId: string | null; signInId: string | null };
 }
 
 export type AuthOutcome =

@@ -12,6 +12,9 @@ export interface ConsumedClientSecret {
   workspaceId: string;
   userId: string | null;
   session: SessionConfig;
+  /** The minting credential: its API key, or its dashboard sign-in (null for a token without one). */
+  apiKeyId: string | null;
+  signInId: string | null;
 }
 
 /** Why a secret opened nothing. */
@@ -110,12 +113,19 @@ export class RealtimeClientSecretRepository {
       const [rows] = await manager.query<[ConsumedClientSecretRow[], number]>(
         `UPDATE realtime_client_secrets s SET used_on = now()
           WHERE s.id = $1 AND s.used_on IS NULL AND s.expires_on > now() AND ${CREDENTIAL_LIVE}
-          RETURNING s.id, s.workspace_id, s.user_id, s.session`,
+          RETURNING s.id, s.workspace_id, s.user_id, s.session, s.api_key_id, s.sign_in_id`,
         [minted.id],
       );
       const row = rows[0];
       return row
-        ? { id: row.id, workspaceId: row.workspace_id, userId: row.user_id, session: row.session }
+        ? {
+            id: row.id,
+            workspaceId: row.workspace_id,
+            userId: row.user_id,
+            session: row.session,
+            apiKeyId: row.api_key_id,
+            signInId: row.sign_in_id,
+          }
         : null;
     });
   }
@@ -141,4 +151,6 @@ interface ConsumedClientSecretRow {
   workspace_id: string;
   user_id: string | null;
   session: SessionConfig;
+  api_key_id: string | null;
+  sign_in_id: string | null;
 }

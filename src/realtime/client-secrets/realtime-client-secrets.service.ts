@@ -97,6 +97,7 @@ export class RealtimeClientSecretsService {
         userId: consumed.userId,
         credential: 'client-secret',
         rateLimitKey: `client-secret:${consumed.id}`,
+        mintedBy: { apiKeyId: consumed.apiKeyId, signInId: consumed.signInId },
       };
       return { outcome: { kind: 'authenticated', principal }, config: consumed.session };
     }
