@@ -807,7 +807,11 @@ describe('openapi.yaml content', () => {
         });
       }
     }
-    expect(openApiDocument().security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
+    expect(openApiDocument().security).toEqual([
+      { bearerAuth: [] },
+      { apiKeyHeader: [] },
+      { sessionCookie: [] },
+    ]);
   });
 
   it('declares the rate-limit headers on every response, and Retry-After on 429 and 503', () => {

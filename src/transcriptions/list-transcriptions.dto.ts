@@ -1,5 +1,16 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, NotContains } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  NotContains,
+} from 'class-validator';
 import type { ModelTier } from '../common/model-tier-catalogue';
 import { MODEL_TIERS, TRANSCRIPTION_STATUSES, TranscriptionStatus } from './transcription.entity';
 
@@ -25,6 +36,8 @@ export class ListTranscriptionsQueryDto {
 
   @IsOptional()
   @IsString()
+  // `search=` (empty) is a mistake like any other invalid query (the schema's minLength 1), not "no filter".
+  @MinLength(1, { message: 'search must not be empty (leave the parameter out to list everything)' })
   @MaxLength(200)
   // PostgreSQL text cannot hold NUL; without this the query fails with a 500.
   @NotContains('\u0000', { message: 'search must not contain NUL characters' })

@@ -278,6 +278,13 @@ describe('Multichannel audio and transcript search', () => {
       expect(await listIds('ALL-')).toEqual([english, unknownLanguage].sort());
     });
 
+    it('refuses an empty search= as 422 validation (the contract says minLength 1), like any other invalid query', async () => {
+      // Before: 200 with every transcription, unfiltered (issue 35 item 11).
+      const response = await get('/v1/transcriptions?search=', 'listTranscriptions', listKey);
+      expect(response.status).toBe(422);
+      expect(JSON.stringify(response.body)).toContain('search');
+    });
+
     it('also finds other forms of the words in the transcript’s language', async () => {
       expect(await listIds('running')).toEqual([english]);
       expect(await listIds('weekly meeting')).toEqual([english]);

@@ -466,7 +466,7 @@ export interface paths {
          *     | Slug | Status | When |
          *     |---|---|---|
          *     | `forbidden` | 403 | called with an API key |
-         *     | `validation` | 422 | `lowBalanceThreshold` not a number in 0..1,000,000 with at most 6 decimals, a retention value not a whole number of days in 0..36,500 or null, an unknown member |
+         *     | `validation` | 422 | `lowBalanceThreshold` not a number in 0..1,000,000 (more decimals than 6 are rounded to the micro-euro, not refused), a retention value not a whole number of days in 0..36,500 or null, an unknown member |
          */
         patch: operations["updateAccountSettings"];
         trace?: never;
@@ -3973,7 +3973,8 @@ export interface operations {
                  *     gives them (`invoice` finds "invoices", `running` finds "runs"), for the text-search languages of
                  *     PostgreSQL (English, German, French, Spanish, Italian, Dutch, Portuguese, Russian, the Nordic
                  *     languages and others); other languages match whole words, case-insensitively. Every substring match
-                 *     of before still matches: the full-text part only adds matches.
+                 *     of before still matches: the full-text part only adds matches. Empty (`search=`) is 422
+                 *     `validation`: leave the parameter out to list everything.
                  */
                 search?: string;
             };
