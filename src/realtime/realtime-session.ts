@@ -311,7 +311,7 @@ export class RealtimeSession implements LiveSessionHandle {
         await this.append(event.audio);
         return;
       case 'input_audio_buffer.commit':
-        this.commit();
+        this.commit(typeof event.event_id === 'string' ? event.event_id : null);
         return;
       case 'input_audio_buffer.clear':
         this.recognition?.clear();
@@ -463,20 +463,28 @@ export class RealtimeSession implements LiveSessionHandle {
    * handled meanwhile (their audio bounded by the same input buffer), and the thread still delivers the
    * commit's events before those of any later audio.
    */
-  private commit(): void {
+  private commit(eventId: string | null): void {
     const recognition = this.recognition;
     if (!recognition) return;
     if (this.uncommittedSamples === 0) {
-      throw new RealtimeRequestError(
-        'input_audio_buffer_commit_empty',
-        'The input audio buffer is empty: append audio before committing.',
-      );
+      const empty = {
+        type: 'invalid_request_error' as const,
+        code: 'input_audio_buffer_commit_empty',
+        message: 'The input audio buffer is empty: append audio before committing.',
+        param: null,
+        event_id: eventId,
+      };
+      // Commits are answered in order: behind a commit still being decoded, the empty one's answer waits for it
+      // (a client that sends a last, empty commit knows every transcript has arrived when its answer does).
+      if (this.commitsInFlight > 0) void this.lastCommit.then(() => this.sendError(empty));
+      else this.sendError(empty);
+      return;
     }
     this.uncommittedSamples = 0;
     this.commitsInFlight++;
     const before = this.utterancesSeen;
     const end = Math.round((this.samples * 1000) / LIVE_SAMPLE_RATE);
-    recognition
+    this.lastCommit = recognition
       .commit()
       .then(() => {
         // No speech was open (server VAD found none since the last item): the silence is committed as an empty item.
@@ -487,6 +495,9 @@ export class RealtimeSession implements LiveSessionHandle {
       .catch((error: unknown) => this.crash(error))
       .finally(() => this.commitsInFlight--);
   }
+
+  /** The last commit sent to the recognition thread, settled once it is answered. */
+  private lastCommit: Promise<void> = Promise.resolve();
 
   private onRecognition(events: LiveEvent[]): void {
     const serverVad = this.config.turnDetection !== null;
