@@ -5,6 +5,7 @@
  * needs, says `ready`, and waits. Its imports are kept to decoding: the engines' factories, not their
  * descriptors and configuration slices (engine-child-imports.integration-spec.ts checks the module graph).
  */
+import * as path from 'node:path';
 import { EngineError } from '../engine.types';
 import { TranscriptionPipeline } from '../pipeline/transcription-pipeline';
 import { SileroSpeechDetector } from '../speech/silero-speech-detector';
@@ -62,8 +63,8 @@ process.once('message', (message: unknown) => {
   if (!isEngineJobMessage(message)) {
     process.exit(2);
   }
-  // Seen in `ps`: which children are working and which wait for a job.
-  process.title = `${process.title} ${process.argv[1]} (job)`;
+  // Seen in `ps`: which children are working and which wait for a job (short: the title cannot outgrow argv).
+  process.title = `node ${path.basename(process.argv[1] ?? 'engine-child.js')} (job)`;
   void runJob(message).finally(() => process.exit(0));
 });
 
