@@ -120,13 +120,16 @@ describe('EngineRunner (child process)', () => {
     });
 
     it('kills the warm child that took the job with SIGKILL when aborted, keeping its replacement', async () => {
-      // The real child, deaf to SIGTERM and SIGINT: only a SIGKILL ends it in the middle of its job.
+      // The real child, deaf to SIGTERM and SIGINT and never exiting by itself (not even after its job): only a
+      // SIGKILL ends it.
       const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-abort-'));
       const deafChild = path.join(directory, 'deaf-engine-child.js');
       fs.writeFileSync(
         deafChild,
         `process.on('SIGTERM', () => undefined);
         process.on('SIGINT', () => undefined);
+        process.exit = () => undefined;
+        setInterval(() => undefined, 60_000);
         require(${JSON.stringify(defaultChildScriptPath())});`,
       );
       runner = new EngineRunner(settings(), deafChild);
