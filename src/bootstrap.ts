@@ -10,6 +10,7 @@ import { mountQueueBoard } from './admin/queue-board';
 import { AppModule } from './app.module';
 import { applyIdleTimeouts, idleRequestTimeout } from './common/http/idle-timeouts';
 import { answerOversizedHeadsAsProblems } from './common/http/oversized-head';
+import { lingerBounds } from './common/http/http.config';
 import { closeGracefullyOnSignals, drainHttpServerOnShutdown } from './common/lifecycle/graceful-shutdown';
 import { ShutdownCoordinator } from './common/lifecycle/shutdown-coordinator';
 import { enableConfiguredCors, securityHeaders } from './common/http/security-headers';
@@ -57,7 +58,7 @@ export async function createHttpApp(configuration: Configuration): Promise<INest
   // Then the client address under that setting, for what records it (audit events).
   app.use(bindClientAddress);
   applyIdleTimeouts(app.getHttpServer(), http);
-  answerOversizedHeadsAsProblems(app.getHttpServer(), problems);
+  answerOversizedHeadsAsProblems(app.getHttpServer(), problems, lingerBounds(http));
   app.use(idleRequestTimeout(http, problems));
   app.use(securityHeaders);
   enableConfiguredCors(app, http);

@@ -11,6 +11,7 @@ import type {
   EngineConfigSlice,
   RecognizerDescriptor,
 } from './registry/engine-descriptor';
+import { exportedEngine } from './registry/exported-engine';
 
 /**
  * The engines this service can run. Adding one is a folder with its descriptor (see engine-descriptor.ts)
@@ -89,14 +90,14 @@ export class EngineRegistry {
    */
   recognizerOf(choice: EngineChoice): RecognizerDescriptor {
     if (!this.recognizers.has(choice.kind) && choice.modulePath) {
-      this.registerRecognizer(exportedDescriptor<RecognizerDescriptor>(choice));
+      this.registerRecognizer(exportedEngine<RecognizerDescriptor>(choice));
     }
     return this.recognizer(choice.kind);
   }
 
   diarizerOf(choice: EngineChoice): DiarizerDescriptor {
     if (!this.diarizers.has(choice.kind) && choice.modulePath) {
-      this.registerDiarizer(exportedDescriptor<DiarizerDescriptor>(choice));
+      this.registerDiarizer(exportedEngine<DiarizerDescriptor>(choice));
     }
     return this.diarizer(choice.kind);
   }
@@ -122,19 +123,4 @@ function autoCandidates<D extends Descriptor>(descriptors: D[], tier: string): D
     .filter((descriptor) => descriptor.autoRank !== undefined)
     .filter((descriptor) => !descriptor.autoTiers || descriptor.autoTiers.some((name) => name === tier))
     .sort((a, b) => (a.autoRank ?? 0) - (b.autoRank ?? 0));
-}
-
-/** Loads the module of an engine registered from outside src/engine and finds its descriptor among the exports. */
-function exportedDescriptor<D extends Descriptor>(choice: EngineChoice): D {
-  // The path comes from the registering process's own descriptor, never from a request.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports, security/detect-non-literal-require
-  const exports = require(choice.modulePath as string) as Record<string, unknown>;
-  const found = Object.values(exports).find(
-    (value): value is D =>
-      typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === choice.kind,
-  );
-  if (!found) {
-    throw new EngineError('ENGINE_FAILED', `${choice.modulePath} exports no engine '${choice.kind}'`);
-  }
-  return found;
 }

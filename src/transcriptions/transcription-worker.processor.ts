@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import type { Job } from 'bull';
 import { ShutdownCoordinator, sleep } from '../common/lifecycle/shutdown-coordinator';
 import { LogContext } from '../common/logging/log-context';
+import { EngineRunner } from '../engine/runner/engine-runner';
 import { ProcessConfig } from '../common/lifecycle/process.config';
 import { QueuesConfig } from '../queues/queues.config';
 import type { TranscriptionJobData } from '../queues/job-catalogue';
@@ -33,10 +34,13 @@ export class TranscriptionWorker implements OnApplicationBootstrap, OnApplicatio
     private readonly queues: QueuesConfig,
     private readonly shutdown: ShutdownCoordinator,
     private readonly logContext: LogContext,
+    private readonly engine: EngineRunner,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.ROLE === 'api') return;
+    // One engine child per slot, started and loaded before its job arrives (no start-up on the job's path).
+    this.engine.keepWarm(this.queues.WORKER_CONCURRENCY);
     await this.events.onCancel((transcriptionId) => this.attempts.cancel(transcriptionId));
     void this.dispatcher.queue.process(this.queues.WORKER_CONCURRENCY, (job: Job<TranscriptionJobData>) =>
       this.process(job),
@@ -53,6 +57,7 @@ export class TranscriptionWorker implements OnApplicationBootstrap, OnApplicatio
    */
   private async drain(deadline: number): Promise<void> {
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
+    this.engine.stopWarm();
     await this.dispatcher.queue.pause(true, true);
     const finished = this.dispatcher.queue.whenCurrentJobsFinished();
     const inTime = await Promise.race([
@@ -75,6 +80,7 @@ export class TranscriptionWorker implements OnApplicationBootstrap, OnApplicatio
 
   async onApplicationShutdown(): Promise<void> {
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
+    this.engine.stopWarm();
     if (this.config.ROLE !== 'api') await this.dispatcher.queue.close().catch(() => undefined);
   }
 

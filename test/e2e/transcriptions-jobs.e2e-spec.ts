@@ -22,8 +22,11 @@ import { StorageConfig } from '../../src/storage/storage.config';
 
 type Word = { word: string; start: number; end: number; speaker: string | null };
 
-/** The engine runner forks this script per job (src/engine/runner/engine-runner.ts). */
-const ENGINE_CHILD = 'engine-child.js';
+/**
+ * The engine runner forks this script per job, ahead of it (src/engine/runner/engine-runner.ts); a child that has
+ * taken its job adds `(job)` to its command line, so waiting children are not mistaken for the working one.
+ */
+const ENGINE_CHILD = 'engine-child.js (job)';
 /** USER_HZ: /proc counts CPU time in 1/100 s on Linux. */
 const CPU_TICKS_PER_SECOND = 100;
 

@@ -115,18 +115,29 @@ export function startStalledUpload(
   return request;
 }
 
-/** Starts listening (in-process app) and records, per request, the socket's bytes read when the answer ended. */
-export async function listenWithReadCounter(
-  server: Server,
-): Promise<{ port: number; bytesReadFor: (marker: string) => number | undefined }> {
+/**
+ * Starts listening (in-process app) and records, per request, the socket's bytes read when the answer ended
+ * and when the connection closed (what a lingering close read after the answer included).
+ */
+export async function listenWithReadCounter(server: Server): Promise<{
+  port: number;
+  bytesReadFor: (marker: string) => number | undefined;
+  bytesReadAtCloseFor: (marker: string) => number | undefined;
+}> {
   await listeningPort(server);
   const readByMarker = new Map<string, number>();
+  const readAtClose = new Map<string, number>();
   server.prependListener('request', (request, response) => {
     const marker = request.headers['x-test-marker'];
     if (typeof marker !== 'string') return;
     response.on('finish', () => readByMarker.set(marker, request.socket.bytesRead));
+    request.socket.once('close', () => readAtClose.set(marker, request.socket.bytesRead));
   });
-  return { port: (server.address() as AddressInfo).port, bytesReadFor: (marker) => readByMarker.get(marker) };
+  return {
+    port: (server.address() as AddressInfo).port,
+    bytesReadFor: (marker) => readByMarker.get(marker),
+    bytesReadAtCloseFor: (marker) => readAtClose.get(marker),
+  };
 }
 
 export interface UploadAnswer {

@@ -10,6 +10,7 @@ import {
   ValidatorConstraintInterface,
 } from 'class-validator';
 import { toInt, toList } from '../../config/config-transformers';
+import type { LingerBounds } from './lingering-close';
 
 /** Express `trust proxy`: no proxy, the number of trusted hops, or the trusted proxies' addresses. */
 export type TrustProxy = false | number | string[];
@@ -98,4 +99,26 @@ export class HttpConfig {
   @IsInt()
   @Min(0)
   HTTP_REQUEST_TIMEOUT_MS = 3_600_000;
+
+  /**
+   * An upload refused before its body is read (from its head or first field) is answered at once; the
+   * connection then keeps reading and dropping the body, up to this many bytes after the answer, so that
+   * clients which read the answer only once their body is sent see it (lingering close). Past it the connection
+   * is cut. Default 32 MiB: well above the bodies of typical API clients, well below the 500 MB upload limit.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  HTTP_LINGER_MAX_BYTES = 32 * 1024 * 1024;
+
+  /** The same lingering read lasts at most this long after the answer (a slow client's body is cut then). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  HTTP_LINGER_MAX_MS = 30_000;
+}
+
+/** The lingering-close bounds of this configuration (lingering-close.ts). */
+export function lingerBounds(config: HttpConfig): LingerBounds {
+  return { maxBytes: config.HTTP_LINGER_MAX_BYTES, maxMs: config.HTTP_LINGER_MAX_MS };
 }

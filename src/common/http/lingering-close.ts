@@ -1,27 +1,59 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 
-/** At most this long a closing connection keeps reading (and dropping) what its client still sends. */
-export const LINGER_MS = 1_000;
+/** How long and how much a connection answered early keeps reading (and dropping) before it closes. */
+export interface LingerBounds {
+  /** Bytes read after the answer; past this the connection is cut (HTTP_LINGER_MAX_BYTES). */
+  maxBytes: number;
+  /** Time after the answer; past this the connection is cut (HTTP_LINGER_MAX_MS). */
+  maxMs: number;
+}
+
+/** How often the bytes read are checked when no request body reports them (a head too large to parse). */
+const BYTE_CHECK_INTERVAL_MS = 20;
 
 /**
- * Closes a connection answered before its request body was read (`Connection: close`) without a reset. Closed at
- * once, with the rest of the body unread, the kernel answers the client's next bytes with a reset, which can
- * overtake the answer: a proxy still sending the body then never reads it (nginx: "writev() failed (32: Broken
- * pipe) while sending request to upstream", a 502 to the client, and the process taken out of rotation for
- * `fail_timeout`). Instead, once the answer is written the socket ends its side, drops what still arrives, and is
- * destroyed when the client closes, or after LINGER_MS at most: what nginx does itself (lingering close) and
- * oversized-head.ts does for a head too large to read.
+ * The one lingering rule, for every answer written before the request was read (an upload refused from its head
+ * or first field, a head too large to parse): once the answer is written the socket ends its side and keeps
+ * reading and dropping what the client still sends, then closes.
+ *
+ * Closed at once, with the rest of the body unread, the kernel answers the client's next bytes with a reset,
+ * which can overtake the answer: a client that reads only once its body is sent, or a proxy still sending it,
+ * never sees the answer (nginx: "writev() failed (32: Broken pipe)", a 502, the process out of rotation). So the
+ * connection drains the body — all of it when it is within `maxBytes` and arrives within `maxMs`, and then closes
+ * cleanly, nothing left unread — and is cut past either bound: the protection against sending an unbounded body
+ * to a refused request stays. What nginx does (lingering close), with bounds sized for uploads.
  */
-export function closeWithoutReset(request: IncomingMessage): void {
+export function lingeringClose(socket: Socket, bounds: LingerBounds, body?: IncomingMessage): void {
+  const readAtAnswer = socket.bytesRead;
+  const cut = (): void => {
+    socket.destroy();
+  };
+  const overBound = (): boolean => socket.bytesRead - readAtAnswer > bounds.maxBytes;
+  socket.end();
+  const deadline = setTimeout(cut, bounds.maxMs);
+  const byteCheck = setInterval(() => overBound() && cut(), BYTE_CHECK_INTERVAL_MS);
+  deadline.unref();
+  byteCheck.unref();
+  socket.once('close', () => {
+    clearTimeout(deadline);
+    clearInterval(byteCheck);
+  });
+  if (body) {
+    body.on('data', () => overBound() && cut());
+    // The whole body read: nothing is left for a reset, close once the answer has left.
+    body.once('end', () => (socket.writableFinished ? cut() : socket.once('finish', cut)));
+    body.resume();
+  }
+  socket.resume();
+}
+
+/**
+ * Makes a request answered before its body was read (`Connection: close`) close with the lingering rule instead
+ * of Node's immediate close, once the answer is written.
+ */
+export function closeWithoutReset(request: IncomingMessage, bounds: LingerBounds): void {
   const socket = request.socket as Socket & { destroySoon?: () => void };
   // Node's HTTP server ends a `Connection: close` exchange with socket.destroySoon() once the answer is written.
-  socket.destroySoon = () => {
-    socket.end();
-    request.resume();
-    socket.resume();
-    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-    timer.unref();
-    socket.once('close', () => clearTimeout(timer));
-  };
+  socket.destroySoon = () => lingeringClose(socket, bounds, request);
 }

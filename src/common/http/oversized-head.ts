@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { ProblemConfig } from '../problem/problem.config';
 import { problemBody } from '../problem/problem-details.filter';
 import { ProblemException } from '../problem/problem.exception';
+import { lingeringClose, type LingerBounds } from './lingering-close';
 import { API_POLICY } from './security-headers';
 
 /** Node's own answers to the other parse failures, as it writes them when no listener is installed. */
@@ -19,7 +20,11 @@ const NODE_BAD_REQUEST = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n'
  * (headers of every answer included); every other parse failure keeps Node's own answer. Either way the
  * connection is closed, since the rest of the head cannot be told apart from a next request.
  */
-export function answerOversizedHeadsAsProblems(server: Server, config: ProblemConfig): void {
+export function answerOversizedHeadsAsProblems(
+  server: Server,
+  config: ProblemConfig,
+  linger: LingerBounds,
+): void {
   const answered = new WeakSet<Socket>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     // The failed parser reports again for each later chunk of the same head: answered once is enough.
@@ -61,9 +66,8 @@ export function answerOversizedHeadsAsProblems(server: Server, config: ProblemCo
         body,
       ].join('\r\n'),
     );
-    // The unread rest of the head would turn a close into a reset that can overtake the answer: read and
-    // drop it until the client closes, for at most a second.
-    socket.resume();
-    setTimeout(() => socket.destroy(), 1_000).unref();
+    // The unread rest of the head would turn a close into a reset that can overtake the answer: read and drop
+    // what follows until the client closes, within the lingering bounds.
+    lingeringClose(socket, linger);
   });
 }

@@ -1,10 +1,10 @@
 import type { DiarizerDescriptor } from '../registry/engine-descriptor';
-import { ClassicalDiarizer, type ClassicalDiarizerSettings } from './classical.diarizer';
+import type { ClassicalDiarizerSettings } from './classical.diarizer';
+import { classicalFactory } from './classical.factory';
 
 /** The built-in diarizer (MFCC + clustering, no model files): `auto`'s last resort on every tier. */
 export const classicalDiarizer: DiarizerDescriptor<Partial<ClassicalDiarizerSettings>> = {
-  kind: 'classical',
+  ...classicalFactory,
   autoRank: 100,
   resolve: () => ({ outcome: 'resolved', settings: {} }),
-  create: (settings) => new ClassicalDiarizer(settings),
 };

@@ -1,11 +1,11 @@
 import type { RecognizerDescriptor } from '../registry/engine-descriptor';
 import { OpenAiSttConfig } from './openai-compatible.config';
-import { OpenAiCompatibleRecognizer } from './openai-compatible.recognizer';
+import { openAiCompatibleFactory } from './openai-compatible.factory';
 import type { OpenAiCompatibleRecognizerSettings } from './openai-compatible.settings';
 
 /** A remote OpenAI-compatible server: only when a tier names it (`auto` never sends audio away). */
 export const openAiCompatibleRecognizer: RecognizerDescriptor<OpenAiCompatibleRecognizerSettings> = {
-  kind: 'openai-compatible',
+  ...openAiCompatibleFactory,
   configSlice: OpenAiSttConfig,
   streamsLive: false,
   spellsNumbersOut: false,
@@ -32,8 +32,6 @@ export const openAiCompatibleRecognizer: RecognizerDescriptor<OpenAiCompatibleRe
 
   // Any OpenAI-compatible server is a Whisper engine: it knows the 99 languages.
   languages: () => 'all',
-
-  create: (settings) => new OpenAiCompatibleRecognizer(settings),
 
   // Not probed: a request per probe would cost its operator; the check reports that instead.
   checkReadiness: async () => ({ recognizer: 'openai-compatible', note: 'remote engine, not probed' }),

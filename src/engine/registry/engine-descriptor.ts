@@ -83,23 +83,37 @@ interface EngineDescriptor<Settings> {
   modulePath?: string;
 }
 
-export interface RecognizerDescriptor<Settings = unknown> extends EngineDescriptor<Settings> {
+/**
+ * How the engine child builds a recogniser from its resolved settings: all the child loads of an engine. Kept
+ * in a module of its own (`<engine>.factory.ts`, no configuration slice, so no class-validator) that the
+ * descriptor spreads; `src/engine/runner/engine-factories.ts` lists the built-in ones for the child.
+ */
+export interface RecognizerFactory<Settings = unknown> {
+  kind: string;
+  /** Builds the recogniser in the engine child; `parallelism` chunks are recognised at once. */
+  create(settings: Settings, context: { parallelism: number }): Recognizer;
+}
+
+/** How the engine child builds a diarizer (see RecognizerFactory); a setup that cannot work throws here. */
+export interface DiarizerFactory<Settings = unknown> {
+  kind: string;
+  create(settings: Settings): Diarizer;
+}
+
+export interface RecognizerDescriptor<Settings = unknown>
+  extends EngineDescriptor<Settings>,
+    RecognizerFactory<Settings> {
   /** Languages the resolved recogniser serves (upload refuses others with 422). */
   languages(settings: Settings): ServedLanguages;
   /** Whether it writes numbers as words ("twenty five"): number formatting is then on by default. */
   spellsNumbersOut: boolean;
   /** Whether it decodes audio as it arrives, so realtime sessions may use the tier. */
   streamsLive: boolean;
-  /** Builds the recogniser in the engine child; `parallelism` chunks are recognised at once. */
-  create(settings: Settings, context: { parallelism: number }): Recognizer;
   /** Whether it could start now, without recognising anything; resolves with what was checked. */
   checkReadiness(settings: Settings): Promise<Record<string, string>>;
 }
 
-export interface DiarizerDescriptor<Settings = unknown> extends EngineDescriptor<Settings> {
-  /** Builds the diarizer in the engine child; a setup that cannot work throws here. */
-  create(settings: Settings): Diarizer;
-}
+export type DiarizerDescriptor<Settings = unknown> = EngineDescriptor<Settings> & DiarizerFactory<Settings>;
 
 /** A tier's engine as resolved at boot and sent to the engine child: which descriptor, with what settings. */
 export interface EngineChoice<Kind extends string = string> {

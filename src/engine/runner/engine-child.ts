@@ -1,11 +1,15 @@
 /**
  * The engine child process: runs exactly one transcription job and exits. A native crash here (onnxruntime
  * abort, segfault in libpocketsphinx) ends only this process; the parent turns it into ENGINE_FAILED.
+ * The parent starts it before the job arrives (a warm child, see engine-runner.ts): it loads what decoding
+ * needs, says `ready`, and waits. Its imports are kept to decoding: the engines' factories, not their
+ * descriptors and configuration slices (engine-child-imports.integration-spec.ts checks the module graph).
  */
+import * as path from 'node:path';
 import { EngineError } from '../engine.types';
 import { TranscriptionPipeline } from '../pipeline/transcription-pipeline';
-import { ENGINE_REGISTRY } from '../engine-registry';
 import { SileroSpeechDetector } from '../speech/silero-speech-detector';
+import { diarizerFactoryOf, recognizerFactoryOf } from './engine-factories';
 import { isEngineJobMessage, type EngineChildMessage, type EngineJobMessage } from './engine-messages';
 
 function send(message: EngineChildMessage): Promise<void> {
@@ -30,13 +34,13 @@ async function runJob({ request, settings }: EngineJobMessage): Promise<void> {
   let recognizer;
   try {
     const tier = settings.tiers[request.model];
-    recognizer = ENGINE_REGISTRY.recognizerOf(tier.recognizer).create(tier.recognizer.settings, {
+    recognizer = recognizerFactoryOf(tier.recognizer).create(tier.recognizer.settings, {
       parallelism: settings.parallelism,
     });
     const pipeline = new TranscriptionPipeline({
       recognizer,
       speechDetector: new SileroSpeechDetector(settings.speech),
-      diarizer: ENGINE_REGISTRY.diarizerOf(tier.diarization).create(tier.diarization.settings),
+      diarizer: diarizerFactoryOf(tier.diarization).create(tier.diarization.settings),
       settings,
     });
     const result = await pipeline.run(request, {
@@ -59,8 +63,12 @@ process.once('message', (message: unknown) => {
   if (!isEngineJobMessage(message)) {
     process.exit(2);
   }
+  // Seen in `ps`: which children are working and which wait for a job (short: the title cannot outgrow argv).
+  process.title = `node ${path.basename(process.argv[1] ?? 'engine-child.js')} (job)`;
   void runJob(message).finally(() => process.exit(0));
 });
+
+void send({ type: 'ready' });
 
 // An orphaned child has nobody to report to.
 process.on('disconnect', () => process.exit(1));

@@ -17,6 +17,8 @@ export interface EngineUsage {
 
 /** Child → parent. */
 export type EngineChildMessage =
+  /** Loaded and waiting for its job (sent once, before any job). */
+  | { type: 'ready' }
   | { type: 'progress'; percent: number; stage: PipelineStage }
   | { type: 'duration'; seconds: number }
   | { type: 'usage'; usage: EngineUsage }
@@ -41,7 +43,12 @@ export function isEngineChildMessage(value: unknown): value is EngineChildMessag
   if (typeof value !== 'object' || value === null) return false;
   const type = (value as { type?: unknown }).type;
   return (
-    type === 'progress' || type === 'duration' || type === 'usage' || type === 'result' || type === 'error'
+    type === 'ready' ||
+    type === 'progress' ||
+    type === 'duration' ||
+    type === 'usage' ||
+    type === 'result' ||
+    type === 'error'
   );
 }
 

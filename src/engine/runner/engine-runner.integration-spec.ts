@@ -8,7 +8,13 @@ import { testAudio } from '../../../test/support/shared-paths';
 import { defaultEngineSettings, type EngineSettings } from '../engine-settings';
 import type { TranscribeRequest } from '../engine.types';
 import type { EngineUsage } from './engine-messages';
-import { defaultChildScriptPath, EngineRunner } from './engine-runner';
+import { defaultChildScriptPath, EngineRunner, type EngineChildInfo } from './engine-runner';
+
+/** The pid of a child loaded and waiting, as a one-element list (falsy while none is). */
+const readyChild = (runner: EngineRunner): number[] | null => {
+  const ready = runner.readyChildren();
+  return ready.length > 0 ? ready : null;
+};
 
 const request = (clip: string): TranscribeRequest => ({
   audioPath: testAudio(clip),
@@ -60,15 +66,92 @@ describe('EngineRunner (child process)', () => {
     });
   });
 
-  it('turns a native crash of the child into ENGINE_FAILED and survives it', async () => {
-    // The real engine child, killed by a real SIGSEGV in the middle of the job (no switch in the settings).
-    const runner = new EngineRunner(settings(), CRASHING_CHILD_SCRIPT);
-    await expect(runner.run(request('pocketsphinx/goforward.wav'))).rejects.toMatchObject({
-      code: 'ENGINE_FAILED',
-      message: 'engine process exited with signal SIGSEGV before a result',
+  describe('warm children', () => {
+    let runner: EngineRunner;
+    afterEach(() => runner.stopWarm());
+
+    /** The clip under a name with `crash` in it: the crashing child segfaults on that job only. */
+    const crashingClip = (): string => {
+      const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-crash-'));
+      const clip = path.join(directory, 'crash-goforward.wav');
+      fs.symlinkSync(testAudio('pocketsphinx/goforward.wav'), clip);
+      return clip;
+    };
+
+    it('runs the next job in a child started and loaded before the job arrived, and starts its replacement', async () => {
+      runner = new EngineRunner(settings());
+      runner.keepWarm(1);
+      const [waiting] = await eventually(
+        'a loaded child waiting',
+        async () => readyChild(runner),
+        10_000,
+        20,
+      );
+      const children: EngineChildInfo[] = [];
+      const result = await runner.run(request('pocketsphinx/goforward.wav'), {
+        onChild: (child) => children.push(child),
+      });
+      expect(result.text).toBe('Go forward ten meters.');
+      expect(children).toEqual([{ pid: waiting, warm: true }]);
+      // Its replacement is another process, loaded and waiting for the next job; the used one has exited.
+      const [next] = await eventually('the replacement ready', async () => readyChild(runner), 10_000, 20);
+      expect(next).not.toBe(waiting);
+      await eventually('the used child gone', async () => cpuTicks(waiting) === null, 10_000, 20);
     });
-    const after = await new EngineRunner(settings()).run(request('pocketsphinx/goforward.wav'));
-    expect(after.text).toBe('Go forward ten meters.');
+
+    it('turns a native crash of a job into ENGINE_FAILED and runs the next job in a fresh warm child', async () => {
+      // The real engine child, killed by a real SIGSEGV in the middle of the job (no switch in the settings).
+      runner = new EngineRunner(settings(), CRASHING_CHILD_SCRIPT);
+      runner.keepWarm(1);
+      const [crashed] = await eventually('a loaded child', async () => readyChild(runner), 10_000, 20);
+      await expect(
+        runner.run({ ...request('pocketsphinx/goforward.wav'), audioPath: crashingClip() }),
+      ).rejects.toMatchObject({
+        code: 'ENGINE_FAILED',
+        message: 'engine process exited with signal SIGSEGV before a result',
+      });
+      const children: EngineChildInfo[] = [];
+      const after = await runner.run(request('pocketsphinx/goforward.wav'), {
+        onChild: (child) => children.push(child),
+      });
+      expect(after.text).toBe('Go forward ten meters.');
+      expect(children).toHaveLength(1);
+      expect(children[0].pid).not.toBe(crashed);
+    });
+
+    it('kills the warm child that took the job with SIGKILL when aborted, keeping its replacement', async () => {
+      // The real child, deaf to SIGTERM and SIGINT and never exiting by itself (not even after its job): only a
+      // SIGKILL ends it.
+      const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-abort-'));
+      const deafChild = path.join(directory, 'deaf-engine-child.js');
+      fs.writeFileSync(
+        deafChild,
+        `process.on('SIGTERM', () => undefined);
+        process.on('SIGINT', () => undefined);
+        process.exit = () => undefined;
+        setInterval(() => undefined, 60_000);
+        require(${JSON.stringify(defaultChildScriptPath())});`,
+      );
+      runner = new EngineRunner(settings(), deafChild);
+      runner.keepWarm(1);
+      const [working] = await eventually('a loaded child', async () => readyChild(runner), 10_000, 20);
+      const controller = new AbortController();
+      const running = runner.run(request('lhotse/2412-153948-0000.flac'), {
+        signal: controller.signal,
+        // Aborted once the child is at work on the clip.
+        onProgress: () => controller.abort(),
+      });
+      await expect(running).rejects.toMatchObject({ name: 'AbortError' });
+      await eventually('the working child ending', async () => cpuTicks(working) === null, 10_000, 20);
+      const [replacement] = await eventually(
+        'the replacement waiting',
+        async () => readyChild(runner),
+        10_000,
+        20,
+      );
+      expect(replacement).not.toBe(working);
+      expect(cpuTicks(replacement)).not.toBeNull();
+    });
   });
 
   it('fails with ENGINE_TIMEOUT when the job outlasts its deadline', async () => {

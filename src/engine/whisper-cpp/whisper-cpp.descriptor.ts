@@ -11,9 +11,8 @@ import type {
   ResolveContext,
 } from '../registry/engine-descriptor';
 import { ENGLISH_ONLY, readable } from '../registry/engine-checks';
-import { GermanRoutingRecognizer } from './german-routing.recognizer';
 import { WhisperCppConfig } from './whisper-cpp.config';
-import { WhisperCppRecognizer } from './whisper-cpp.recognizer';
+import { whisperCppFactory, type WhisperCppTierSettings } from './whisper-cpp.factory';
 import {
   defaultWhisperCppBinDir,
   whisperCliPath,
@@ -21,11 +20,7 @@ import {
   type WhisperCppRecognizerSettings,
 } from './whisper-cpp.settings';
 
-/** What a whisper-cpp tier runs: its model, and for premium tiers a German fine-tune German audio goes to. */
-export interface WhisperCppTierSettings {
-  general: WhisperCppRecognizerSettings;
-  german: WhisperCppRecognizerSettings | null;
-}
+export type { WhisperCppTierSettings } from './whisper-cpp.factory';
 
 type ModelVariable = Extract<keyof WhisperCppConfig, `WHISPER_CPP_MODEL_${string}`>;
 
@@ -69,7 +64,7 @@ export function whisperCppBinDir(config: EngineConfigReader): string {
  * and the binaries are built.
  */
 export const whisperCppRecognizer: RecognizerDescriptor<WhisperCppTierSettings> = {
-  kind: 'whisper-cpp',
+  ...whisperCppFactory,
   configSlice: WhisperCppConfig,
   autoRank: 1,
   streamsLive: false,
@@ -117,13 +112,6 @@ export const whisperCppRecognizer: RecognizerDescriptor<WhisperCppTierSettings> 
   describe(settings) {
     const german = settings.german ? `; German: ${settings.german.modelPath}` : '';
     return ` (${settings.general.modelPath}${german})`;
-  },
-
-  create(settings, { parallelism }) {
-    const general = new WhisperCppRecognizer(settings.general, { parallelism });
-    // Premium tiers with a German model installed: German audio (given or detected) goes to it.
-    if (!settings.german) return general;
-    return new GermanRoutingRecognizer(general, new WhisperCppRecognizer(settings.german, { parallelism }));
   },
 
   async checkReadiness({ general }) {

@@ -10,6 +10,7 @@ import { TranscriptionsConfig } from '../transcriptions.config';
 import { OutboundUrlPolicy } from '../../outbound-url/outbound-url-policy';
 import { FileStorage } from '../../storage/file-storage';
 import type { StoredResponse } from '../idempotency.service';
+import { HttpConfig, lingerBounds } from '../../common/http/http.config';
 import { closeWithoutReset } from '../../common/http/lingering-close';
 import {
   admittedTranscriptionId,
@@ -93,6 +94,7 @@ export class TranscriptionUploadService {
     private readonly config: TranscriptionsConfig,
     private readonly engineConfig: EngineConfig,
     outboundUrlConfig: OutboundUrlConfig,
+    private readonly httpConfig: HttpConfig,
   ) {
     this.outboundUrls = new OutboundUrlPolicy({
       allowPrivateTargets: outboundUrlConfig.WEBHOOK_ALLOW_PRIVATE_TARGETS,
@@ -118,10 +120,11 @@ export class TranscriptionUploadService {
       });
     } catch (error) {
       // A refusal before the body closes the connection: Node would otherwise read (and discard) all of it.
-      // Without a reset, so that a proxy still sending the body reads the answer (closeWithoutReset).
+      // It lingers first, reading and dropping a bounded part of the body, so that a client or proxy still
+      // sending it reads the answer instead of a reset (lingering-close.ts).
       if (!request.readableDidRead) {
         request.res?.setHeader('Connection', 'close');
-        closeWithoutReset(request);
+        closeWithoutReset(request, lingerBounds(this.httpConfig));
       }
       throw error;
     }
