@@ -29,6 +29,17 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
+# prometheus: only its promtool, for `npm run lint:prometheus` (deploy/prometheus rules checked and unit-tested).
+# Without recommends (node exporter and the like); its own service is not wanted either.
+if ! command -v promtool >/dev/null 2>&1; then
+  echo "Installing: prometheus (for promtool)"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+  if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+    as_root systemctl disable --now prometheus >/dev/null 2>&1 || true
+  fi
+fi
+
 # PostgreSQL: start the cluster if it is not answering.
 if ! pg_isready -h 127.0.0.1 -p 5432 -q; then
   version=$(ls /etc/postgresql | sort -V | tail -n 1)

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Workspace } from '../account/workspace.entity';
 import { AuditActor, AuditLog } from '../audit/audit-log.service';
@@ -7,6 +7,7 @@ import { ProblemException } from '../common/problem/problem.exception';
 import { WebhookEventsOutbox } from '../webhooks/events/webhook-events-outbox.service';
 import { LedgerEntry, LedgerEntryKind } from './ledger-entry.entity';
 import { LedgerRepository } from './ledger.repository';
+import { MetricsService } from '../metrics/metrics.service';
 
 export interface LedgerPosting {
   workspaceId: string;
@@ -47,6 +48,8 @@ export class LedgerService {
     private readonly accounts: LedgerRepository,
     private readonly webhookEvents: WebhookEventsOutbox,
     private readonly audit: AuditLog,
+    // Optional: the CLI's and some tests' contexts have no metrics module.
+    @Optional() private readonly metrics?: MetricsService,
   ) {}
 
   /**
@@ -121,6 +124,11 @@ export class LedgerService {
       }
       return { entry, workspace };
     };
-    return manager ? run(manager) : this.accounts.transaction(run);
+    const posted = manager ? run(manager) : this.accounts.transaction(run);
+    return posted.catch((error: unknown) => {
+      // A refusal (unknown workspace) is the caller's; anything else is an error an operator is paged for.
+      if (!(error instanceof ProblemException)) this.metrics?.recordLedgerError();
+      throw error;
+    });
   }
 }

@@ -42,6 +42,8 @@ export class MetricsService {
   private readonly jobAttempts: Counter<'model' | 'outcome' | 'error_code'>;
   private readonly realTimeFactor: Histogram<'model'>;
   private readonly passwordVerifications: Counter<'result'>;
+  private readonly realtimeRefusals: Counter<'reason'>;
+  private readonly ledgerErrors: Counter;
 
   constructor(
     config: MetricsConfig,
@@ -91,7 +93,35 @@ export class MetricsService {
       labelNames: ['result'],
       registers,
     });
+    this.realtimeRefusals = new Counter({
+      name: 'stt_realtime_sessions_refused_total',
+      help: 'Realtime sessions refused when opening (server_busy, too_many_sessions, unauthorized, insufficient_balance, …), by reason.',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.ledgerErrors = new Counter({
+      name: 'stt_ledger_errors_total',
+      help: 'Balance ledger postings (charges, top-ups, refunds) that failed with an error other than a refusal.',
+      registers,
+    });
     const logger = this.logger;
+    new Gauge({
+      name: 'stt_queue_oldest_waiting_seconds',
+      help: 'Age of the oldest job waiting in each queue (0 when none waits), read from Redis at scrape time.',
+      labelNames: ['queue'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const queue of [transcriptionQueue, webhookQueue]) {
+          try {
+            const [oldest] = await queue.getWaiting(0, 0);
+            this.set({ queue: queue.name }, oldest ? Math.max(0, (Date.now() - oldest.timestamp) / 1000) : 0);
+          } catch (error) {
+            logger.warn(`Queue ${queue.name} not readable for metrics: ${(error as Error).message}`);
+          }
+        }
+      },
+    });
     new Gauge({
       name: 'stt_queue_jobs',
       help: 'Jobs in the shared Bull queues by state (read from Redis at scrape time).',
@@ -177,6 +207,16 @@ export class MetricsService {
   /** One argon2 verification by sign-in: `match`, or `mismatch` (a wrong password, or an unknown user's dummy). */
   recordPasswordVerification(matched: boolean): void {
     this.passwordVerifications.inc({ result: matched ? 'match' : 'mismatch' });
+  }
+
+  /** A realtime session refused when opening (the close reason it was given). */
+  recordRealtimeRefusal(reason: string): void {
+    this.realtimeRefusals.inc({ reason });
+  }
+
+  /** A ledger posting that failed (not a refusal such as an unknown workspace). */
+  recordLedgerError(): void {
+    this.ledgerErrors.inc();
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

@@ -27,6 +27,7 @@ import {
 import { RealtimeSession, type RealtimeSessionDependencies } from './realtime-session';
 import { initialSessionConfig, type SessionConfig } from './realtime-session-config';
 import { RealtimeCredentials } from './realtime-credentials';
+import { MetricsService } from '../metrics/metrics.service';
 import { RealtimeSessionsService } from './realtime-sessions.service';
 import { chooseProtocol, RealtimeUpgradeAuthenticator } from './realtime-upgrade-auth';
 
@@ -63,6 +64,7 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     queues: QueuesConfig,
     tiers: EngineTiers,
     credentials: RealtimeCredentials,
+    private readonly metrics: MetricsService,
   ) {
     const engine = engineSettingsFrom(tiers, queues);
     this.dependencies = {
@@ -158,6 +160,12 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   /** Answers the handshake with an HTTP problem (the connection is closed after it). */
+  /** A session refused when opening: counted (stt_realtime_sessions_refused_total), then told why and closed. */
+  private refuse(webSocket: WebSocket, end: RealtimeSessionEnd): void {
+    this.metrics.recordRealtimeRefusal(end.reason);
+    refuse(webSocket, end);
+  }
+
   private refuseUpgrade(
     socket: Duplex,
     context: UpgradeRequest,
@@ -181,10 +189,10 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
           ? outcome.problem.detail
           : 'Send a credential as `Authorization: Bearer <API key or access token>`, or from a browser a client ' +
             'secret (POST /v1/realtime/client_secrets) as the subprotocol `openai-insecure-api-key.<secret>`.';
-      return refuse(webSocket, new RealtimeSessionEnd('unauthorized', detail));
+      return this.refuse(webSocket, new RealtimeSessionEnd('unauthorized', detail));
     }
     if (this.shutdown.draining) {
-      return refuse(
+      return this.refuse(
         webSocket,
         new RealtimeSessionEnd(
           'server_shutting_down',
@@ -197,7 +205,7 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     const workspaceId = outcome.principal.workspaceId;
     const held = [...this.open].filter((session) => session.workspaceId === workspaceId).length;
     if (held >= this.workspaceShare) {
-      return refuse(
+      return this.refuse(
         webSocket,
         new RealtimeSessionEnd(
           'too_many_sessions',
@@ -206,7 +214,7 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
       );
     }
     if (this.open.size >= this.capacity) {
-      return refuse(
+      return this.refuse(
         webSocket,
         new RealtimeSessionEnd(
           'server_busy',
@@ -222,7 +230,7 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
       config = boundConfig ?? initialSessionConfig(url.searchParams.get('model') ?? 'whisper-1');
     } catch (error) {
       if (!(error instanceof RealtimeRequestError)) throw error;
-      return refuse(webSocket, new RealtimeSessionEnd('invalid_session', error.message, error.param));
+      return this.refuse(webSocket, new RealtimeSessionEnd('invalid_session', error.message, error.param));
     }
     const session = new RealtimeSession(webSocket, outcome.principal, config, this.dependencies);
     this.open.add(session);

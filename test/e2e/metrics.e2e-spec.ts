@@ -71,6 +71,12 @@ describe('GET /metrics', () => {
         expect(text).toContain(`stt_queue_jobs{queue="webhook-deliveries",state="${state}"} `);
       }
       expect(text).toContain('stt_queue_jobs{queue="transcriptions",state="waiting"} 0');
+      // What deploy/prometheus/rules.yml alerts on (issue 34): the oldest waiting job's age (none waits: 0),
+      // realtime refusals and ledger errors (declared, with no sample before the first).
+      expect(text).toContain('stt_queue_oldest_waiting_seconds{queue="transcriptions"} 0');
+      expect(text).toContain('stt_queue_oldest_waiting_seconds{queue="webhook-deliveries"} 0');
+      expect(text).toContain('# TYPE stt_realtime_sessions_refused_total counter');
+      expect(text).toContain('# TYPE stt_ledger_errors_total counter');
       expect(text).toContain(
         'stt_transcription_job_attempts_total{model="standard",outcome="completed",error_code=""} 1',
       );
