@@ -30,8 +30,8 @@ pull_default_model_and_show_tiers() {
     echo "whisper.cpp model not pulled ($reason): tiers stay on PocketSphinx"
   fi
   rm -f "$err"
-  echo "Recogniser and diarizer per tier (node dist/cli.js engine:tiers):"
-  node dist/cli.js engine:tiers
+  echo "Recogniser and diarizer per tier (node dist/cli.js engine:tiers --table):"
+  node dist/cli.js engine:tiers --table
 }
 
 if [ "${1:-}" = "--models-only" ]; then

@@ -158,5 +158,20 @@ describe('Engine tiers', () => {
       });
       expect(resolution.tiers.standard).toMatchObject({ recognizer: 'pocketsphinx', languages: ['en'] });
     });
+
+    it('engine:tiers --table prints one short line per tier for people (the quick start shows it)', async () => {
+      const { code, stdout } = await runNode('cli.js', ['engine:tiers', '--table'], env());
+      expect(code).toBe(0);
+      const lines = stdout.trim().split('\n');
+      expect(lines[0].split(/\s+/)).toEqual(['tier', 'recogniser', 'model', 'diarizer', 'languages']);
+      expect(lines.find((line) => line.startsWith('premium '))).toMatch(
+        /^premium\s+whisper-cpp\s+\S+\s+classical\s+all \(99\)$/,
+      );
+      expect(lines.find((line) => line.startsWith('standard '))).toMatch(
+        /^standard\s+pocketsphinx\s+en-us \(PocketSphinx\)\s+\S+\s+en$/,
+      );
+      // Before: one JSON line of about 1,600 characters. Now a short line per tier, then why a tier fell back.
+      for (const line of lines.slice(0, 4)) expect(line.length).toBeLessThan(100);
+    });
   });
 });
