@@ -64,8 +64,6 @@ export interface RealtimeSessionDependencies {
 
 interface OpenItem {
   id: string;
-  /** The words already sent as deltas (the stable prefix). */
-  sent: string[];
 }
 
 /**
@@ -528,22 +526,21 @@ export class RealtimeSession implements LiveSessionHandle {
     }
   }
 
-  /** Deltas only ever append (OpenAI clients concatenate them): all but the last word, once they are stable. */
+  /**
+   * A partial: the whole hypothesis so far as the extension field `partial` (what live displays show), and an
+   * empty `delta`. The words go out as deltas only when the utterance is final (sendUtterance): a live
+   * hypothesis is revised at the utterance's end (the final search, the session's own mean), and OpenAI clients
+   * concatenate deltas, so words sent early could not be taken back (issue 35 item 6: "at our mind on" sent,
+   * "And while my fellow american." final). The concatenated deltas of an item are its transcript exactly.
+   */
   private sendPartial(text: string): void {
     const item = this.openItem();
     if (text.trim() !== '') this.markDelivered();
-    const words = text.split(' ').filter((word) => word !== '');
-    const stable = words.slice(0, -1);
-    let delta = '';
-    if (stable.length > item.sent.length && item.sent.every((word, index) => stable[index] === word)) {
-      delta = `${item.sent.length > 0 ? ' ' : ''}${stable.slice(item.sent.length).join(' ')}`;
-      item.sent = stable;
-    }
     this.send({
       type: 'conversation.item.input_audio_transcription.delta',
       item_id: item.id,
       content_index: 0,
-      delta,
+      delta: '',
       partial: text,
     });
   }
@@ -562,11 +559,22 @@ export class RealtimeSession implements LiveSessionHandle {
       previous_item_id: this.previousItemId,
     });
     this.previousItemId = item.id;
+    const transcript = joinWords(event.words);
+    // The item's words as one delta, exactly its transcript (see sendPartial).
+    if (transcript !== '') {
+      this.send({
+        type: 'conversation.item.input_audio_transcription.delta',
+        item_id: item.id,
+        content_index: 0,
+        delta: transcript,
+        partial: transcript,
+      });
+    }
     this.send({
       type: 'conversation.item.input_audio_transcription.completed',
       item_id: item.id,
       content_index: 0,
-      transcript: joinWords(event.words),
+      transcript,
       usage: { type: 'duration', seconds: (event.endMs - event.startMs) / 1000 },
       logprobs: null,
       audio_start_ms: event.startMs,
@@ -587,7 +595,7 @@ export class RealtimeSession implements LiveSessionHandle {
   }
 
   private openItem(): OpenItem {
-    return (this.item ??= { id: `item_${randomBytes(12).toString('hex')}`, sent: [] });
+    return (this.item ??= { id: `item_${randomBytes(12).toString('hex')}` });
   }
 
   /** Ends the session once: an `error` event for a refusal, the open utterance committed, everything stored. */

@@ -104,12 +104,12 @@ describe('Realtime transcription over WebSocket /v1/realtime', () => {
     const deltas = client.of('conversation.item.input_audio_transcription.delta');
     expect(deltas.length).toBeGreaterThanOrEqual(4);
     expect(String(deltas[deltas.length - 1].partial)).toMatch(/forward/);
-    // Deltas only append: when one carries words, all deltas so far are a prefix of its hypothesis.
-    let sent = '';
-    for (const delta of deltas) {
-      sent += String(delta.delta);
-      if (delta.delta !== '') expect(String(delta.partial).startsWith(sent.trim())).toBe(true);
-    }
+    // OpenAI clients concatenate deltas: an item's deltas add up to its transcript exactly (issue 35 item 6).
+    expect(deltas.map((delta) => String(delta.delta)).join('')).toBe(completed.transcript);
+    expect(deltas[deltas.length - 1]).toMatchObject({
+      delta: completed.transcript,
+      partial: completed.transcript,
+    });
     expect(completed.transcript).toMatch(/^Go forward \w+ meters\.$/);
     expect(completed.words.map((word) => word.word.toLowerCase())).toEqual([
       'go',

@@ -28,6 +28,27 @@ describe('applyServerEvent', () => {
     });
   });
 
+  it('drops a hypothesis no final confirmed once the session has closed', () => {
+    let state = applyServerEvent(EMPTY_TRANSCRIPT, {
+      type: 'conversation.item.input_audio_transcription.completed',
+      item_id: 'item_1',
+      transcript: 'Go forward ten meters.',
+    });
+    state = applyServerEvent(state, {
+      type: 'conversation.item.input_audio_transcription.delta',
+      item_id: 'item_2',
+      delta: '',
+      partial: 'and then',
+    });
+    expect(state.partial).toBe('and then');
+    state = applyServerEvent(state, { type: 'session.closed' });
+    expect(state).toMatchObject({
+      partial: '',
+      pending: [],
+      finals: [{ itemId: 'item_1', text: 'Go forward ten meters.' }],
+    });
+  });
+
   it('keeps a refusal but not an empty final commit', () => {
     const empty = applyServerEvent(EMPTY_TRANSCRIPT, {
       type: 'error',

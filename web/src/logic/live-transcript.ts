@@ -55,6 +55,10 @@ export function applyServerEvent(state: LiveTranscript, event: ServerEvent): Liv
         pending: state.pending.filter((pending) => pending !== itemId),
       };
     }
+    case 'session.closed':
+      // The page's own event once the socket has closed: a hypothesis no `completed` confirmed is not part of
+      // what was stored, so it leaves the screen (issue 35 item 6: a stale partial stayed after Stop).
+      return { ...state, partial: '', pending: [] };
     case 'error': {
       const error = event.error as { code?: string; message?: string };
       // An empty final commit (the utterance was already committed by the server's VAD) is not a problem.

@@ -91,6 +91,7 @@ export function LivePage() {
         }
       });
       socket.addEventListener('close', (close) => {
+        dispatch({ type: 'session.closed' });
         release(capture.current, false);
         capture.current = null;
         if (close.code !== 1000) setProblem(`The session ended (${close.code} ${close.reason}).`);
