@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { apiKeyLiveSql } from '../auth/api-key.service';
-import { signInLiveSql } from '../auth/session/sign-in-locks';
+import { credentialLiveSql } from '../auth/credential-liveness';
 import type { Principal } from '../common/principal/principal';
 
 /**
@@ -32,16 +31,19 @@ export function liveCredentialOf(principal: Principal): LiveCredential | null {
 export class RealtimeCredentials {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Whether the credential still stands, read from the rows its ending changes (one indexed query). */
+  /** Whether the credential still stands: the same rule as a client secret's redemption (credentialLiveSql). */
   async isLive(credential: LiveCredential): Promise<boolean> {
-    const rows: Array<{ live: boolean }> =
+    const rows: Array<{ live: boolean }> = await this.dataSource.query(
+      `SELECT ${credentialLiveSql({
+        apiKeyId: '$1::uuid',
+        userId: '$2::uuid',
+        workspaceId: '$3::uuid',
+        signInId: '$4::uuid',
+      })} AS live`,
       credential.kind === 'api-key'
-        ? await this.dataSource.query(`SELECT ${apiKeyLiveSql('$1::uuid')} AS live`, [credential.apiKeyId])
-        : await this.dataSource.query(
-            `SELECT EXISTS (SELECT 1 FROM users u WHERE u.id = $1 AND u.active_workspace_id = $2)
-                AND ($3::uuid IS NULL OR ${signInLiveSql('$3::uuid', '$1::uuid')}) AS live`,
-            [credential.userId, credential.workspaceId, credential.signInId],
-          );
+        ? [credential.apiKeyId, null, null, null]
+        : [null, credential.userId, credential.workspaceId, credential.signInId],
+    );
     return rows[0]?.live === true;
   }
 }

@@ -32,6 +32,7 @@ import { applySessionUpdate, describeSession, type SessionConfig } from './realt
 import type { LiveGrant, LiveSessionHandle, RealtimeSessionsService } from './realtime-sessions.service';
 import { liveCredentialOf, type LiveCredential, type RealtimeCredentials } from './realtime-credentials';
 import { SocketBackpressure } from './socket-backpressure';
+import { rawText } from './websocket-text';
 
 /**
  * A partial hypothesis after every this much speech. Below the promised 500 ms: audio arrives in appends (often
@@ -815,9 +816,4 @@ export class RealtimeSession implements LiveSessionHandle {
       this.socket.close(code, reason.slice(0, 120));
     }
   }
-}
-
-function rawText(data: RawData): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.from(data as ArrayBuffer).toString('utf8');
 }

@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { WebSocket } from 'ws';
+import { rawText } from '../realtime/websocket-text';
 
 const USAGE = `Usage: stt-stream [--base-url URL] [--api-key KEY] [--model TIER] [--fast] FILE|-
 
@@ -18,10 +19,6 @@ partials (…) and finals ([start–end s] text). STT_BASE_URL and STT_API_KEY a
 `;
 const RATE = 16_000;
 
-function rawText(data: Buffer | ArrayBuffer | Buffer[]): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.from(data as ArrayBuffer).toString('utf8');
-}
 const BYTES_PER_SECOND = RATE * 2;
 const CHUNK_MS = 100;
 

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { apiKeyLiveSql, lockApiKeyShared } from '../../auth/api-key.service';
-import { lockUserShared, signInLiveSql } from '../../auth/session/sign-in-locks';
+import { lockApiKeyShared } from '../../auth/api-key.service';
+import { credentialLiveSql } from '../../auth/credential-liveness';
+import { lockUserShared } from '../../auth/session/sign-in-locks';
 import type { SessionConfig } from '../realtime-session-config';
 import { RealtimeClientSecret } from './realtime-client-secret.entity';
 
@@ -36,10 +37,12 @@ export interface OutstandingClientSecrets {
  * (minted with a dashboard token) the user still acting in the workspace and, for a sign-in's token, the sign-in
  * not ended. A deleted user's secrets have `user_id` set null by the foreign key.
  */
-const CREDENTIAL_LIVE = `(CASE WHEN s.api_key_id IS NOT NULL THEN ${apiKeyLiveSql('s.api_key_id')}
-  ELSE EXISTS (SELECT 1 FROM users minting_user WHERE minting_user.id = s.user_id
-      AND minting_user.active_workspace_id = s.workspace_id)
-    AND (s.sign_in_id IS NULL OR ${signInLiveSql('s.sign_in_id', 's.user_id')}) END)`;
+const CREDENTIAL_LIVE = credentialLiveSql({
+  apiKeyId: 's.api_key_id',
+  userId: 's.user_id',
+  workspaceId: 's.workspace_id',
+  signInId: 's.sign_in_id',
+});
 
 /**
  * The realtime client secrets, stored as hashes. One style, as for transcriptions and the ledger: TypeORM's
