@@ -18,6 +18,7 @@ import { StorageModule } from './storage/storage.module';
 import { RetentionModule } from './transcriptions/retention/retention.module';
 import { TranscriptionsModule } from './transcriptions/transcriptions.module';
 import { LanguagesModule } from './languages/languages.module';
+import { MembersModule } from './auth/members/members.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OpenAiCompatModule } from './openai-compat/openai-compat.module';
 import { RealtimeModule } from './realtime/realtime.module';
@@ -46,6 +47,7 @@ export class AppModule {
         HttpPlatformModule,
         AuditModule,
         AuthModule,
+        MembersModule,
         HealthModule,
         LanguagesModule,
         AccountModule,

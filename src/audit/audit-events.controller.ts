@@ -1,3 +1,4 @@
+import { RequirePermission } from '../common/principal/require-permission.decorator';
 import { Controller, Get, Logger, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { Readable } from 'node:stream';
@@ -21,6 +22,7 @@ export class AuditEventsController {
 
   constructor(private readonly auditEvents: AuditEventsService) {}
 
+  @RequirePermission('audit:read')
   @Get()
   list(
     @CurrentPrincipal() principal: Principal,
@@ -33,6 +35,7 @@ export class AuditEventsController {
    * NDJSON, streamed as the client reads it. A failure once lines were sent cannot be a problem document:
    * the connection is then cut, so the client sees a broken download, never a short one that looks whole.
    */
+  @RequirePermission('audit:read')
   @Get('export')
   async export(
     @CurrentPrincipal() principal: Principal,

@@ -105,9 +105,15 @@ export class ApiKeyRequestLog implements BeforeApplicationShutdown {
   async list(
     workspaceId: string,
     apiKeyId: string,
-    options: { limit: number; status?: StatusFilter },
+    options: { limit: number; status?: StatusFilter; createdBy?: string },
   ): Promise<ApiKeyRequestView[]> {
-    if (!(await this.apiKeys.exists({ where: { id: apiKeyId, workspaceId } }))) {
+    // createdBy: a caller who may see only the keys they created (ApiKeysService.onlyOwn).
+    const where = {
+      id: apiKeyId,
+      workspaceId,
+      ...(options.createdBy !== undefined ? { userId: options.createdBy } : {}),
+    };
+    if (!(await this.apiKeys.exists({ where }))) {
       throw ProblemException.notFound('The API key');
     }
     const query = this.requests

@@ -9,6 +9,7 @@ import {
 } from 'typeorm';
 import { User } from '../account/user.entity';
 import { Workspace } from '../account/workspace.entity';
+import type { Scope } from '../common/principal/permission-table';
 
 /** An API key, stored only as a SHA-256 hash with a visible prefix for recognition in listings and logs. */
 @Entity('api_keys')
@@ -54,6 +55,14 @@ export class ApiKey {
 
   @Column({ name: 'expires_on', type: 'timestamptz', nullable: true })
   expiresOn: Date | null;
+
+  /** What the key may do (src/common/principal/permission-table.ts); keys made before scopes hold `admin`. */
+  @Column({ type: 'text', array: true, default: () => "'{admin}'" })
+  scopes: Scope[];
+
+  /** Client networks (CIDR) the key is accepted from; null: any network. */
+  @Column({ name: 'allowed_networks', type: 'text', array: true, nullable: true })
+  allowedNetworks: string[] | null;
 
   /** Last authenticated use, written at most once a minute per key (ApiKeyService.noteUse). */
   @Column({ name: 'last_used_on', type: 'timestamptz', nullable: true })

@@ -1,3 +1,4 @@
+import { isRole, scopeBeyondRole, type Scope } from '../common/principal/permission-table';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes } from 'node:crypto';
@@ -33,7 +34,14 @@ export type ApiKeyRejection = 'unknown' | 'revoked' | 'expired';
 
 /** What the audit log keeps of a key: never the key nor its hash. */
 function keyFacts(key: ApiKey): Record<string, unknown> {
-  return { name: key.name, prefix: key.prefix, expiresOn: key.expiresOn, userId: key.userId };
+  return {
+    name: key.name,
+    prefix: key.prefix,
+    expiresOn: key.expiresOn,
+    userId: key.userId,
+    scopes: key.scopes,
+    allowedNetworks: key.allowedNetworks,
+  };
 }
 
 @Injectable()
@@ -54,19 +62,33 @@ export class ApiKeyService {
   async create(
     workspaceId: string,
     userId: string | null,
-    options: { name?: string; expiresInDays?: number; manager?: EntityManager; actor: AuditActor },
+    options: {
+      name?: string;
+      expiresInDays?: number;
+      /** Absent: `admin` (an operator's key, the demo workspace's). */
+      scopes?: Scope[];
+      allowedNetworks?: string[] | null;
+      /** Hold the scopes to what the creator's role allows, read under lock in the key's transaction. */
+      creatorRoleCap?: boolean;
+      manager?: EntityManager;
+      actor: AuditActor;
+    },
   ): Promise<{ id: string; apiKey: string; prefix: string; expiresOn: Date | null; key: ApiKey }> {
     const apiKey = generateApiKey();
     const expiresOn =
       options.expiresInDays === undefined ? null : new Date(Date.now() + options.expiresInDays * 86_400_000);
     const insert = async (manager: EntityManager): Promise<ApiKey> => {
       await this.assertBelowLimit(manager, workspaceId);
+      const scopes = options.scopes ?? ['admin'];
+      if (options.creatorRoleCap) await assertWithinCreatorRole(manager, workspaceId, userId, scopes);
       const repository = manager.getRepository(ApiKey);
       const key = await repository.save(
         repository.create({
           workspaceId,
           userId,
           name: options.name ?? '',
+          scopes,
+          allowedNetworks: options.allowedNetworks ?? null,
           prefix: apiKey.slice(0, VISIBLE_PREFIX_LENGTH),
           keyHash: hashApiKey(apiKey),
           revokedOn: null,
@@ -139,10 +161,10 @@ export class ApiKeyService {
     });
   }
 
-  /** The workspace's live keys (not revoked), newest first. */
-  listLive(workspaceId: string): Promise<ApiKey[]> {
+  /** The workspace's live keys (not revoked), newest first; `createdBy`: only that user's. */
+  listLive(workspaceId: string, createdBy?: string): Promise<ApiKey[]> {
     return this.apiKeys.find({
-      where: { workspaceId, revokedOn: IsNull() },
+      where: { workspaceId, revokedOn: IsNull(), ...(createdBy !== undefined ? { userId: createdBy } : {}) },
       order: { createdOn: 'DESC', id: 'DESC' },
     });
   }
@@ -151,10 +173,20 @@ export class ApiKeyService {
    * Revokes a key of the workspace by id, with its audit event in the same transaction; false when the
    * workspace has no such live key.
    */
-  async revokeInWorkspace(workspaceId: string, id: string, actor: AuditActor): Promise<boolean> {
+  async revokeInWorkspace(
+    workspaceId: string,
+    id: string,
+    actor: AuditActor,
+    createdBy?: string,
+  ): Promise<boolean> {
     return this.apiKeys.manager.transaction(async (tx) => {
       const key = await tx.getRepository(ApiKey).findOne({
-        where: { id, workspaceId, revokedOn: IsNull() },
+        where: {
+          id,
+          workspaceId,
+          revokedOn: IsNull(),
+          ...(createdBy !== undefined ? { userId: createdBy } : {}),
+        },
         lock: { mode: 'pessimistic_write' },
       });
       // Locked, then checked again: of two revocations racing, one finds it already revoked.
@@ -211,4 +243,34 @@ export function apiKeyLiveSql(idColumn: string): string {
  */
 export async function lockApiKeyShared(manager: EntityManager, keyId: string): Promise<void> {
   await manager.query('SELECT 1 FROM api_keys WHERE id = $1 FOR SHARE', [keyId]);
+}
+
+/**
+ * A key may never hold more than its creator's role allows: the creator's membership is read locked (FOR
+ * SHARE) in the key's transaction, so a demotion or removal at the same time either comes first and refuses
+ * the key, or waits for it and finds it (to revoke, listed on the member).
+ */
+async function assertWithinCreatorRole(
+  manager: EntityManager,
+  workspaceId: string,
+  userId: string | null,
+  scopes: readonly Scope[],
+): Promise<void> {
+  const [member] = userId
+    ? await manager.query<Array<{ role: unknown }>>(
+        'SELECT role FROM workspace_members WHERE workspace_id = $1 AND user_id = $2 FOR SHARE',
+        [workspaceId, userId],
+      )
+    : [];
+  if (!member || !isRole(member.role)) {
+    throw new ProblemException('forbidden', 'The user is not a member of any workspace.');
+  }
+  const beyond = scopeBeyondRole(member.role, scopes);
+  if (beyond !== null) {
+    throw new ProblemException(
+      'forbidden',
+      `A key cannot hold more than its creator's role (${member.role}) allows: its scopes need \`${beyond}\`.`,
+      { permission: beyond },
+    );
+  }
 }

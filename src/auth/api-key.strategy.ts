@@ -5,6 +5,7 @@ import { ProblemException } from '../common/problem/problem.exception';
 import { ApiKeyService } from './api-key.service';
 import { bearerCredential } from './authorization-header';
 import { Principal } from '../common/principal/principal';
+import { permissionsOfScopes } from '../common/principal/permission-table';
 
 export const API_KEY_HEADER_STRATEGY = 'api-key-header';
 export const API_KEY_BEARER_STRATEGY = 'api-key-bearer';
@@ -31,6 +32,8 @@ async function principalForKey(apiKeys: ApiKeyService, apiKey: string): Promise<
     credential: 'api-key',
     rateLimitKey: `key:${key.id}`,
     apiKeyId: key.id,
+    permissions: permissionsOfScopes(key.scopes),
+    ...(key.allowedNetworks?.length ? { allowedNetworks: key.allowedNetworks } : {}),
   };
 }
 

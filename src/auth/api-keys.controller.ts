@@ -1,3 +1,4 @@
+import { RequirePermission } from '../common/principal/require-permission.decorator';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ResourceIdPipe } from '../common/http/resource-id.pipe';
 import { ApiKeysService } from './api-keys.service';
@@ -17,19 +18,22 @@ export class ApiKeysController {
     private readonly requestLog: ApiKeyRequestLog,
   ) {}
 
+  @RequirePermission('keys:own')
   @Get()
   async list(@CurrentPrincipal() principal: Principal): Promise<ResponseOf<'listApiKeys'>> {
-    return { data: await this.apiKeys.list(principal.workspaceId) };
+    return { data: await this.apiKeys.list(principal) };
   }
 
+  @RequirePermission('keys:own')
   @Post()
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateApiKeyDto,
   ): Promise<ResponseOf<'createApiKey', 201>> {
-    return { data: await this.apiKeys.create(principal, body.name, body.expiresInDays) };
+    return { data: await this.apiKeys.create(principal, body) };
   }
 
+  @RequirePermission('keys:own')
   @Delete(':id')
   @HttpCode(204)
   async revoke(
@@ -39,6 +43,7 @@ export class ApiKeysController {
     await this.apiKeys.revoke(principal, id);
   }
 
+  @RequirePermission('keys:own')
   @Get(':id/requests')
   async requests(
     @CurrentPrincipal() principal: Principal,
@@ -47,6 +52,7 @@ export class ApiKeysController {
   ): Promise<ResponseOf<'listApiKeyRequests'>> {
     return {
       data: await this.requestLog.list(principal.workspaceId, id, {
+        createdBy: this.apiKeys.onlyOwn(principal),
         limit: query.limit,
         status: toStatusFilter(query.status),
       }),

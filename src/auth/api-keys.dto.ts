@@ -1,5 +1,20 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min, NotContains } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  NotContains,
+} from 'class-validator';
+import { MAX_ALLOWED_NETWORKS } from './allowed-networks';
+import { SCOPES, type Scope } from '../common/principal/permission-table';
 import { CodePointLength } from '../common/validation/stored-text';
 import type { StatusFilter } from './api-key-request-log.service';
 
@@ -17,6 +32,21 @@ export class CreateApiKeyDto {
   @Min(1)
   @Max(MAX_API_KEY_EXPIRY_DAYS)
   expiresInDays?: number;
+
+  /** Absent: every scope the creator's role allows. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1, { message: 'scopes must name at least one scope' })
+  @ArrayUnique()
+  @IsIn(SCOPES, { each: true, message: `each scope must be one of ${SCOPES.join(', ')}` })
+  scopes?: Scope[];
+
+  /** CIDR blocks the key is accepted from (checked by parseCidr in the service); absent or empty: any. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_ALLOWED_NETWORKS)
+  @IsString({ each: true })
+  allowedNetworks?: string[];
 }
 
 export class ListApiKeyRequestsQueryDto {

@@ -11,6 +11,7 @@ import { AuthConfig } from './auth.config';
 import { bearerCredential } from './authorization-header';
 import { Principal } from '../common/principal/principal';
 import { SessionCookies } from './session/session-cookies';
+import { isRole, permissionsOfRole, Role } from '../common/principal/permission-table';
 
 export const JWT_STRATEGY = 'jwt';
 
@@ -29,6 +30,10 @@ export const ISSUED_AT_SKEW_SECONDS = 60;
  * sign-out, a detected replay and a new password revoke the whole family at once (SessionService,
  * UserPasswordService). Asked in the same statement as the user, so it adds no round trip.
  */
+/** The user's role in the active workspace: null when the user is no (longer a) member of it. */
+const MEMBER_ROLE = `(SELECT member.role FROM workspace_members member
+  WHERE member.workspace_id = "user"."active_workspace_id" AND member.user_id = "user"."id")`;
+
 const SESSION_LIVE = `EXISTS (SELECT 1 FROM refresh_tokens token WHERE token.family_id = :sessionId
   AND token.user_id = "user"."id" AND token.revoked_on IS NULL)`;
 
@@ -81,7 +86,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     if (claims.sid !== undefined && (typeof claims.sid !== 'string' || !isUuid(claims.sid))) {
       throw new ProblemException('invalid-token', 'The token session (`sid`) is not a session id.');
     }
-    const { user, sessionLive } = await this.userAndSession(claims.sub, claims.sid);
+    const { user, sessionLive, role } = await this.userAndSession(claims.sub, claims.sid);
     if (!user)
       throw new ProblemException('user-not-found', 'The user this token was issued for no longer exists.');
     if (!sessionLive) {
@@ -90,7 +95,9 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
         'The sign-in of this token has ended (signed out, or its refresh token was replayed); sign in again.',
       );
     }
-    if (!user.activeWorkspaceId) {
+    // Membership is read on every request: a member removed (or whose role changed) is refused (or held to
+    // the new role) from the next request on, whatever tokens they hold.
+    if (!user.activeWorkspaceId || role === null) {
       throw new ProblemException('forbidden', 'The user is not a member of any workspace.');
     }
     return {
@@ -99,20 +106,34 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
       credential: 'jwt',
       rateLimitKey: `user:${user.id}`,
       ...(typeof claims.sid === 'string' ? { signInId: claims.sid } : {}),
+      role,
+      permissions: permissionsOfRole(role),
     };
   }
 
-  /** The user, and whether the sign-in is live (always, for a token of no sign-in: `token:issue`'s). */
+  /**
+   * The user, the user's role in the active workspace, and whether the sign-in is live (always, for a token
+   * of no sign-in: `token:issue`'s), in one statement.
+   */
   private async userAndSession(
     userId: string,
     sessionId: string | undefined,
-  ): Promise<{ user: User | null; sessionLive: boolean }> {
-    const query = this.users.createQueryBuilder('user').where('user.id = :userId', { userId });
-    if (sessionId === undefined) return { user: await query.getOne(), sessionLive: true };
-    const { entities, raw } = await query
-      .addSelect(SESSION_LIVE, 'session_live')
-      .setParameter('sessionId', sessionId)
-      .getRawAndEntities<{ session_live: boolean }>();
-    return { user: entities[0] ?? null, sessionLive: raw[0]?.session_live === true };
+  ): Promise<{ user: User | null; sessionLive: boolean; role: Role | null }> {
+    const query = this.users
+      .createQueryBuilder('user')
+      .where('user.id = :userId', { userId })
+      .addSelect(MEMBER_ROLE, 'member_role')
+      .addSelect(sessionId === undefined ? 'true' : SESSION_LIVE, 'session_live')
+      .setParameter('sessionId', sessionId ?? null);
+    const { entities, raw } = await query.getRawAndEntities<{
+      session_live: boolean;
+      member_role: unknown;
+    }>();
+    const memberRole = raw[0]?.member_role;
+    return {
+      user: entities[0] ?? null,
+      sessionLive: raw[0]?.session_live === true,
+      role: isRole(memberRole) ? memberRole : null,
+    };
   }
 }

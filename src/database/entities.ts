@@ -10,6 +10,8 @@ import { RealtimeClientSecret } from '../realtime/client-secrets/realtime-client
 import { IdempotencyRecord } from '../transcriptions/idempotency-record.entity';
 import { TranscriptionTombstone } from '../transcriptions/transcription-tombstone.entity';
 import { Transcription } from '../transcriptions/transcription.entity';
+import { WorkspaceInvitation } from '../auth/members/workspace-invitation.entity';
+import { WorkspaceMember } from '../auth/members/workspace-member.entity';
 import { Vocabulary } from '../vocabularies/vocabulary.entity';
 import { OutboxEvent } from '../webhooks/outbox-event.entity';
 import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
@@ -33,4 +35,6 @@ export const ENTITIES = [
   LedgerEntry,
   RealtimeClientSecret,
   AuditEvent,
+  WorkspaceMember,
+  WorkspaceInvitation,
 ];

@@ -1,3 +1,4 @@
+import { restrictToAllowedNetworks } from '../auth/allowed-networks';
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { ApiKeyNetworks } from '../auth/api-key-networks.service';
@@ -45,7 +46,7 @@ export class RequestContextMiddleware implements NestMiddleware {
     }
     request.auth = CREDENTIAL_FREE_PATHS.has(path)
       ? { kind: 'anonymous' }
-      : await this.credentials.resolve(request, response);
+      : restrictToAllowedNetworks(await this.credentials.resolve(request, response), request.ip);
     if (request.auth.kind === 'authenticated')
       await this.keyNetworks.noteUse(request.auth.principal, request.ip);
     const decision = await this.rateLimits.meter(rateLimitCaller(request.auth, request.ip));

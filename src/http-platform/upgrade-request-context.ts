@@ -1,3 +1,5 @@
+import { restrictToAllowedNetworks } from '../auth/allowed-networks';
+import { assertPermitted } from '../auth/authentication.guard';
 import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
@@ -12,7 +14,7 @@ import {
 } from '../common/http/rate-limit.service';
 import { acceptedRequestId, REQUEST_ID_HEADER } from '../common/logging/request-id';
 import type { AuthOutcome } from '../common/principal/principal';
-import type { ProblemException } from '../common/problem/problem.exception';
+import { ProblemException } from '../common/problem/problem.exception';
 
 /** Express's compiled `trust proxy` setting: whether the address `hops` away from the server is a trusted proxy. */
 type TrustProxy = (address: string, hops: number) => boolean;
@@ -50,6 +52,22 @@ export class UpgradeRequestContext {
       at: new Date(),
       started: process.hrtime.bigint(),
     };
+  }
+
+  /**
+   * The upgrade's credential after the checks every request passes: an API key's allowed networks, and the
+   * permission to stream (`transcriptions:write`, as for uploads), both by the rules HTTP routes use.
+   */
+  admitted(request: IncomingMessage, outcome: AuthOutcome): AuthOutcome {
+    const restricted = restrictToAllowedNetworks(outcome, this.clientAddress(request));
+    if (restricted.kind !== 'authenticated') return restricted;
+    try {
+      assertPermitted(restricted.principal, 'transcriptions:write');
+      return restricted;
+    } catch (error) {
+      if (error instanceof ProblemException) return { kind: 'failed', problem: error };
+      throw error;
+    }
   }
 
   /**

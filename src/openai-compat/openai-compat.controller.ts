@@ -1,3 +1,4 @@
+import { RequirePermission } from '../common/principal/require-permission.decorator';
 import { Controller, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../common/principal/current-principal.decorator';
@@ -11,6 +12,7 @@ import { OpenAiTranscriptionService } from './openai-transcription.service';
 export class OpenAiCompatController {
   constructor(private readonly openai: OpenAiTranscriptionService) {}
 
+  @RequirePermission('transcriptions:write')
   @Post('transcriptions')
   async transcribe(
     @CurrentPrincipal() principal: Principal,

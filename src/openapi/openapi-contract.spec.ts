@@ -37,6 +37,18 @@ const EXPECTED_ROUTES = [
   ['POST', '/v1/auth/signup', 'signup'],
   ['POST', '/v1/auth/refresh', 'refreshSession'],
   ['POST', '/v1/auth/logout', 'logout'],
+  ['POST', '/v1/auth/invitations/accept', 'acceptInvitation'],
+  ['GET', '/v1/workspace/members', 'listMembers'],
+  ['GET', '/v1/workspace/members/{id}', 'getMember'],
+  ['PATCH', '/v1/workspace/members/{id}', 'updateMember'],
+  ['DELETE', '/v1/workspace/members/{id}', 'removeMember'],
+  ['DELETE', '/v1/workspace/membership', 'leaveWorkspace'],
+  ['GET', '/v1/workspace/invitations', 'listInvitations'],
+  ['POST', '/v1/workspace/invitations', 'createInvitation'],
+  ['DELETE', '/v1/workspace/invitations/{id}', 'revokeInvitation'],
+  ['POST', '/v1/workspace/invitations/{id}/resend', 'resendInvitation'],
+  ['GET', '/v1/workspaces', 'listWorkspaces'],
+  ['POST', '/v1/workspaces/{id}/activate', 'activateWorkspace'],
   ['GET', '/v1/api-keys', 'listApiKeys'],
   ['POST', '/v1/api-keys', 'createApiKey'],
   ['DELETE', '/v1/api-keys/{id}', 'revokeApiKey'],
@@ -95,6 +107,7 @@ const SPEC_SLUGS: Record<string, number> = {
 
 // Sign-in operations are how a browser gets a credential: they cannot require one.
 const PUBLIC_OPERATIONS = new Set([
+  'acceptInvitation',
   'getHealth',
   'getReadiness',
   'listLanguages',

@@ -33,6 +33,8 @@ export class RealtimeRequestError extends Error {
  */
 export const REALTIME_CLOSE_REASONS = {
   unauthorized: { closeCode: 4001, type: 'invalid_request_error' },
+  /** A credential without `transcriptions:write` (a read-only key, a viewer), or a key outside its networks. */
+  forbidden: { closeCode: 4003, type: 'invalid_request_error' },
   insufficient_balance: { closeCode: 4002, type: 'invalid_request_error' },
   invalid_session: { closeCode: 4000, type: 'invalid_request_error' },
   idle_timeout: { closeCode: 4008, type: 'invalid_request_error' },

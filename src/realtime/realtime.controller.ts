@@ -1,3 +1,4 @@
+import { RequirePermission } from '../common/principal/require-permission.decorator';
 import { Body, Controller, Get, Post } from '@nestjs/common';
 import { CurrentPrincipal } from '../common/principal/current-principal.decorator';
 import type { Principal } from '../common/principal/principal';
@@ -15,6 +16,7 @@ import {
 export class RealtimeController {
   constructor(private readonly clientSecrets: RealtimeClientSecretsService) {}
 
+  @RequirePermission('transcriptions:write')
   @Get()
   notAnUpgrade(): never {
     throw new ProblemException(
@@ -26,6 +28,7 @@ export class RealtimeController {
   }
 
   /** OpenAI's answer shape (no `data` envelope), so its SDK's `realtime.clientSecrets.create` reads it. */
+  @RequirePermission('transcriptions:write')
   @Post('client_secrets')
   mintClientSecret(
     @CurrentPrincipal() principal: Principal,

@@ -143,6 +143,9 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     }
     const context = this.upgrades.start(request);
     const admission = await this.authenticator.admit(request);
+    if (admission.kind === 'upgrade') {
+      admission.outcome = this.upgrades.admitted(request, admission.outcome);
+    }
     const auth: AuthOutcome = admission.kind === 'upgrade' ? admission.outcome : { kind: 'anonymous' };
     const limited = await this.upgrades.meter(context, request, auth);
     if (limited) return this.refuseUpgrade(socket, context, request, auth, limited);
@@ -189,7 +192,9 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
           ? outcome.problem.detail
           : 'Send a credential as `Authorization: Bearer <API key or access token>`, or from a browser a client ' +
             'secret (POST /v1/realtime/client_secrets) as the subprotocol `openai-insecure-api-key.<secret>`.';
-      return this.refuse(webSocket, new RealtimeSessionEnd('unauthorized', detail));
+      const reason =
+        outcome.kind === 'failed' && outcome.problem.status === 403 ? 'forbidden' : 'unauthorized';
+      return this.refuse(webSocket, new RealtimeSessionEnd(reason, detail));
     }
     if (this.shutdown.draining) {
       return this.refuse(

@@ -1,3 +1,4 @@
+import { RequirePermission } from '../common/principal/require-permission.decorator';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../common/principal/current-principal.decorator';
@@ -30,6 +31,7 @@ export class TranscriptionsController {
   ) {}
 
   /** Sent as the service's bytes: a replayed Idempotency-Key answer is byte-identical to the first. */
+  @RequirePermission('transcriptions:write')
   @Post()
   async create(
     @CurrentPrincipal() principal: Principal,
@@ -40,6 +42,7 @@ export class TranscriptionsController {
     response.status(reply.status).setHeader('Content-Type', reply.contentType).end(reply.body);
   }
 
+  @RequirePermission('transcriptions:read')
   @Get()
   async list(
     @CurrentPrincipal() principal: Principal,
@@ -49,6 +52,7 @@ export class TranscriptionsController {
     return { data: page.items.map(toTranscriptionSummary), cursor: page.cursor, hasMore: page.hasMore };
   }
 
+  @RequirePermission('transcriptions:read')
   @Get(':id')
   async get(
     @CurrentPrincipal() principal: Principal,
@@ -58,6 +62,7 @@ export class TranscriptionsController {
   }
 
   /** Names the transcript's speakers (stored; every export uses them). */
+  @RequirePermission('transcriptions:write')
   @Patch(':id')
   async update(
     @CurrentPrincipal() principal: Principal,
@@ -68,6 +73,7 @@ export class TranscriptionsController {
     return { data: toTranscriptionDetail(updated) };
   }
 
+  @RequirePermission('transcriptions:read')
   @Get(':id/status')
   async status(
     @CurrentPrincipal() principal: Principal,
@@ -77,6 +83,7 @@ export class TranscriptionsController {
     return { data: { id, status, progress } };
   }
 
+  @RequirePermission('transcriptions:read')
   @Get(':id/events')
   async stream(
     @CurrentPrincipal() principal: Principal,
@@ -100,6 +107,7 @@ export class TranscriptionsController {
   }
 
   /** The stored upload for the player; also with the session cookie (an `<audio src>` sends no header). */
+  @RequirePermission('transcriptions:read')
   @Get(':id/audio')
   async audio(
     @CurrentPrincipal() principal: Principal,
@@ -110,6 +118,7 @@ export class TranscriptionsController {
     await this.audioFiles.send(principal, id, request.headers.range, response);
   }
 
+  @RequirePermission('transcriptions:read')
   @Get(':id/search')
   async search(
     @CurrentPrincipal() principal: Principal,
@@ -120,6 +129,7 @@ export class TranscriptionsController {
     return { data: { q: query.q, count: occurrences.length, occurrences } };
   }
 
+  @RequirePermission('transcriptions:read')
   @Get(':id/export')
   async export(
     @CurrentPrincipal() principal: Principal,
@@ -145,6 +155,7 @@ export class TranscriptionsController {
       .end(rendered.body);
   }
 
+  @RequirePermission('transcriptions:write')
   @Delete(':id')
   @HttpCode(204)
   async delete(

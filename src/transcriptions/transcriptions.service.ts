@@ -1,3 +1,4 @@
+import { missingPermission } from '../auth/authentication.guard';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -96,6 +97,7 @@ export class TranscriptionsService {
   async delete(principal: Principal, id: string): Promise<void> {
     const workspaceId = principal.workspaceId;
     const stored = await this.get(workspaceId, id);
+    assertMayDelete(principal, stored);
     if (isOpen(stored.status) && stored.liveUntil !== null) await this.stopLiveSession(id);
     // The stored file goes first: a store that is down fails the delete (503 service-unavailable) and keeps
     // the record, so the client can retry, instead of a 204 that leaves the audio behind. A record whose
@@ -209,4 +211,14 @@ function assertTranscriptReadable(transcription: Transcription, whoNeedsIt: stri
       `The transcript was deleted by the workspace's retention on ${transcription.transcriptDeletedAt.toISOString()}.`,
     );
   }
+}
+
+/**
+ * A member deletes their own work (a transcription their sign-in or one of their keys created); deleting anyone
+ * else's needs `transcriptions:delete-any` (admin, owner, a key with `admin`).
+ */
+function assertMayDelete(principal: Principal, transcription: Pick<Transcription, 'userId'>): void {
+  if (principal.permissions.has('transcriptions:delete-any')) return;
+  if (principal.userId !== null && transcription.userId === principal.userId) return;
+  throw missingPermission(principal, 'transcriptions:delete-any');
 }

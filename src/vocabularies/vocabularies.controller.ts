@@ -1,3 +1,4 @@
+import { RequirePermission } from '../common/principal/require-permission.decorator';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { CurrentPrincipal } from '../common/principal/current-principal.decorator';
 import type { Principal } from '../common/principal/principal';
@@ -6,6 +7,7 @@ import { toVocabularyView, VocabulariesService } from './vocabularies.service';
 import { CreateVocabularyDto, UpdateVocabularyDto } from './vocabulary.dto';
 import type { ResponseOf } from '../openapi/contract-types';
 
+@RequirePermission('vocabularies')
 @Controller('v1/vocabularies')
 export class VocabulariesController {
   constructor(private readonly vocabularies: VocabulariesService) {}

@@ -1,3 +1,4 @@
+import { RequirePermission } from '../common/principal/require-permission.decorator';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal } from '../common/principal/current-principal.decorator';
 import type { Principal } from '../common/principal/principal';
@@ -12,6 +13,7 @@ import { WebhookDeliveryLogService } from './webhook-delivery-log.service';
 import { toWebhookEndpointView, WebhookEndpointsService } from './webhook-endpoints.service';
 import type { ResponseOf } from '../openapi/contract-types';
 
+@RequirePermission('webhooks')
 @Controller('v1/webhooks')
 export class WebhookEndpointsController {
   constructor(

@@ -70,7 +70,9 @@ describe('Dashboard Live page in Chromium (fake microphone)', () => {
       .filter({ hasText: /forward/i })
       .first();
     await final.waitFor({ timeout: 60_000 });
-    expect(await final.textContent()).toMatch(/^Go forward \w+ \w+\.$/);
+    // A whole sentence. The first loop's capture may start a few milliseconds into the file (CI has read
+    // "Forward ten meters." once), so its first word is not asserted here; the phrase as spoken is, below.
+    expect(await final.textContent()).toMatch(/^(Go )?forward \w+ \w+\.$/i);
     // The phrase itself once the session's decoder has the speaker's own mean. The first loop is decoded again
     // with the mean of that loop alone (speech-mean-adaptation.ts); through Chromium's capture it has read
     // "Go forward ten years." while the following loops read the phrase.

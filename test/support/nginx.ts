@@ -70,7 +70,9 @@ export class NginxProxy {
       join(this.dir, 'nginx.conf'),
       [
         ...(asRoot ? ['user root;'] : []),
-        'worker_processes 2;',
+        // One worker: each nginx worker keeps its own round-robin position, so with two the API that takes the next
+        // request depends on which worker accepted its connection, and the test asserts the alternation.
+        'worker_processes 1;',
         `pid ${join(this.dir, 'nginx.pid')};`,
         'error_log stderr warn;',
         'events { worker_connections 256; }',

@@ -335,6 +335,246 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspace/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's members
+         * @description Extension. Every member of the workspace with their role, in the order they joined. Any member may read it (`account:read`).
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspace/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a member
+         * @description Extension. A member and the live API keys they created (`apiKeys`): a member's keys belong to the workspace and stay when the member leaves or is removed, until an admin revokes them (docs/decisions.md, "Members and roles").
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `not-found` | 404 | no member with this id in the workspace |
+         */
+        get: operations["getMember"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Extension. Ends the member's access at once: their next request is refused (403 `forbidden`) whatever tokens they hold, and their open realtime sessions close within a second (4001 `credential_ended`). The API keys they created stay until an admin revokes them (listed by `getMember` before the removal, and in the audit event `member.removed`). Only an owner removes an owner; the last owner cannot be removed.
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `forbidden` | 403 | the caller lacks `members:manage` (or `members:owner` for an owner) |
+         *     | `not-found` | 404 | no member with this id in the workspace |
+         *     | `member-conflict` | 409 | the member is the last owner |
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Extension. Admins change roles below owner; only an owner makes a member owner or changes an owner's role (`members:owner`). The last owner cannot be demoted. The new role applies from the member's next request (and within a second to their open realtime sessions). Audited (`member.role_changed`, with the roles before and after).
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `forbidden` | 403 | the caller lacks `members:manage`, or `members:owner` for an owner's role (extension `permission`) |
+         *     | `not-found` | 404 | no member with this id in the workspace |
+         *     | `member-conflict` | 409 | the member is the last owner |
+         *     | `validation` | 422 | `role` not one of owner, admin, member, viewer |
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/v1/workspace/membership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Leave the workspace
+         * @description Extension. The signed-in user leaves the active workspace (`member.left`); their next active workspace is the first other one they belong to, or none. A session operation; the last owner cannot leave.
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `forbidden` | 403 | called with an API key |
+         *     | `member-conflict` | 409 | the caller is the last owner |
+         */
+        delete: operations["leaveWorkspace"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspace/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invitations
+         * @description Extension. Every invitation of the workspace, newest first, with its status (`pending`, `accepted`, `revoked`, `expired`); never a token.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite a member
+         * @description Extension. Invites an email with a role. The answer carries the invitation's single-use `token`, **shown only here** (the service sends no mail: hand it to the invitee, who accepts it with `acceptInvitation`); it expires after 7 days. Only an owner invites an owner. Audited (`member.invited`).
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `forbidden` | 403 | the caller lacks `members:manage` (or `members:owner` to invite an owner) |
+         *     | `validation` | 422 | `email` not an address, `role` not a role, or the email is already a member |
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspace/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description Extension. The token stops working at once (`invitation.revoked`).
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `not-found` | 404 | no invitation with this id in the workspace |
+         *     | `member-conflict` | 409 | the invitation is no longer pending |
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspace/invitations/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend an invitation
+         * @description Extension. A new token (the previous one stops working) and a new 7-day expiry, for a pending invitation (`invitation.resent`).
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `not-found` | 404 | no invitation with this id in the workspace |
+         *     | `member-conflict` | 409 | the invitation is no longer pending |
+         */
+        post: operations["resendInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my workspaces
+         * @description Extension. The workspaces the signed-in user belongs to, with the role in each and which one is active (the profile's `directory`). A session operation.
+         */
+        get: operations["listWorkspaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{id}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch the active workspace
+         * @description Extension. Makes one of the user's workspaces the active one: from the next request on, the user's sign-ins act in it (the profile's `directory`, the dashboard). A session operation. API keys are not affected: each belongs to its own workspace.
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `not-found` | 404 | the user is not a member of this workspace |
+         */
+        post: operations["activateWorkspace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Extension. Joins the invited workspace with the invited role and signs in, answering as `login` does (the `stt_refresh` cookie too). The invitation's email decides the account: an existing user proves it with their password (throttled and audited like any sign-in), anyone else chooses a password here (the password rules of sign-up apply, `ALLOW_SIGNUP` does not). The token works once (`member.joined`).
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `invalid-credentials` | 401 | the invited email has an account and the password is wrong |
+         *     | `not-found` | 404 | the token is unknown, used, revoked or expired |
+         *     | `validation` | 422 | a missing field, or a new account's password that breaks the rules |
+         *     | `rate-limit` | 429 | too many attempts from this client or for this email |
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/audit-events": {
         parameters: {
             query?: never;
@@ -1482,7 +1722,130 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description The role (docs/permissions.md).
+         * @enum {string}
+         */
+        Role: "owner" | "admin" | "member" | "viewer";
+        Member: {
+            /**
+             * Format: uuid
+             * @description The member's user id.
+             */
+            id: string;
+            /** Format: email */
+            email: string;
+            name: string | null;
+            role: components["schemas"]["Role"];
+            /** Format: date-time */
+            joinedAt: string;
+        };
+        MemberApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            prefix: string;
+            scopes: components["schemas"]["ApiKeyScope"][];
+        };
+        MemberDetail: {
+            /**
+             * Format: uuid
+             * @description The member's user id.
+             */
+            id: string;
+            /** Format: email */
+            email: string;
+            name: string | null;
+            role: components["schemas"]["Role"];
+            /** Format: date-time */
+            joinedAt: string;
+            /** @description The live API keys the member created. */
+            apiKeys: components["schemas"]["MemberApiKey"][];
+        };
+        Invitation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: email */
+            email: string;
+            role: components["schemas"]["Role"];
+            /** @enum {string} */
+            status: "pending" | "accepted" | "revoked" | "expired";
+            /**
+             * Format: uuid
+             * @description The inviter's user id; null for an operator or a deleted user.
+             */
+            invitedBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        CreatedInvitation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: email */
+            email: string;
+            role: components["schemas"]["Role"];
+            /** @enum {string} */
+            status: "pending" | "accepted" | "revoked" | "expired";
+            /**
+             * Format: uuid
+             * @description The inviter's user id; null for an operator or a deleted user.
+             */
+            invitedBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description The single-use token, shown only in this answer. */
+            token: string;
+        };
+        CreateInvitationRequest: {
+            /** Format: email */
+            email: string;
+            role: components["schemas"]["Role"];
+        };
+        UpdateMemberRequest: {
+            role: components["schemas"]["Role"];
+        };
+        AcceptInvitationRequest: {
+            token: string;
+            /** @description The existing account's password, or the new account's. */
+            password: string;
+            /** @description A new account's display name. */
+            name?: string;
+        };
+        Membership: {
+            /**
+             * Format: uuid
+             * @description The workspace id.
+             */
+            id: string;
+            name: string;
+            role: components["schemas"]["Role"];
+            /** @description Whether this is the user's active workspace. */
+            active: boolean;
+        };
+        /**
+         * @description What a key may do (docs/permissions.md).
+         * @enum {string}
+         */
+        ApiKeyScope: "transcriptions:read" | "transcriptions:write" | "vocabularies" | "webhooks" | "account:read" | "admin";
         ApiKey: {
+            /** @description Extension. What the key may do (docs/permissions.md); keys made before scopes hold `admin`. */
+            scopes: components["schemas"]["ApiKeyScope"][];
+            /**
+             * @description Extension. CIDR blocks the key is accepted from; empty means any network.
+             * @example [
+             *       "10.0.0.0/8"
+             *     ]
+             */
+            allowedNetworks: string[];
+            /**
+             * Format: uuid
+             * @description Extension. The user who created the key; null for an operator's key or a deleted user.
+             */
+            createdBy: string | null;
             /** Format: uuid */
             id: string;
             /** @description The owner's label; empty for keys created before keys had names (CLI). */
@@ -1506,6 +1869,10 @@ export interface components {
             expiresAt: string | null;
         };
         CreatedApiKey: {
+            scopes: components["schemas"]["ApiKeyScope"][];
+            allowedNetworks: string[];
+            /** Format: uuid */
+            createdBy: string | null;
             /** Format: uuid */
             id: string;
             name: string;
@@ -1526,6 +1893,20 @@ export interface components {
             name: string;
             /** @description Extension. The key expires this many days from now; without it, never. */
             expiresInDays?: number;
+            /**
+             * @description Extension. What the key may do. Without it, every scope the creator's role allows (an admin's or
+             *     owner's key: `admin`). A scope whose permissions the creator's role lacks is 403 `forbidden` naming
+             *     the permission: a key never holds more than its creator.
+             */
+            scopes?: components["schemas"]["ApiKeyScope"][];
+            /**
+             * @description Extension. IP addresses or CIDR blocks (host bits zero) the key is accepted from; from anywhere else
+             *     every call is 403 `forbidden`. Empty or absent: any network.
+             * @example [
+             *       "203.0.113.0/24"
+             *     ]
+             */
+            allowedNetworks?: string[];
         };
         /** @description One request made with an API key (its request log). */
         ApiKeyRequest: {
@@ -2706,6 +3087,17 @@ export interface components {
         };
         /** @description A problem without extension members. */
         Problem: components["schemas"]["ProblemFields"];
+        /** @description `forbidden` (403); `permission` names the permission the caller lacks, when that is why. */
+        ForbiddenProblem: {
+            type?: unknown;
+            /** @constant */
+            status?: 403;
+            /**
+             * @description The permission of docs/permissions.md the caller's role or key scopes do not grant.
+             * @example transcriptions:write
+             */
+            permission?: string;
+        } & components["schemas"]["ProblemFields"];
         /** @description `validation` (422); always carries `errors`. */
         ValidationProblem: {
             type?: unknown;
@@ -2829,11 +3221,26 @@ export interface components {
             };
         };
         /**
-         * @description `forbidden`: authenticated, but a JWT user without an active workspace (allowed to act on no data),
-         *     `getProfile` with an API key that has no user, or an API key calling a session (dashboard) operation
-         *     (`listApiKeys`, `createApiKey`, `revokeApiKey`, `getAccountSettings`, `updateAccountSettings`).
+         * @description `forbidden`: authenticated, but not permitted: the caller's role (a signed-in member) or scopes (an API
+         *     key) lack the operation's permission (its `x-permission`; the extension `permission` names it, see
+         *     docs/permissions.md); an API key used from outside its `allowedNetworks`; a JWT user without an active
+         *     workspace or removed from it; `getProfile` with an API key that has no user; or an API key calling a
+         *     session (dashboard) operation (`listApiKeys`, `createApiKey`, `revokeApiKey`, `getAccountSettings`,
+         *     `updateAccountSettings`, the workspace switch).
          */
         Forbidden: {
+            headers: {
+                "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ForbiddenProblem"];
+            };
+        };
+        /** @description `member-conflict`: the change would leave the workspace without an owner, or the invitation is no longer pending. */
+        MemberConflict: {
             headers: {
                 "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                 "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
@@ -2844,7 +3251,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     type?: unknown;
                     /** @constant */
-                    status?: 403;
+                    status?: 409;
                 };
             };
         };
@@ -3606,6 +4013,409 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Member"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A member's user id. A value that is not a UUID answers 404 `not-found`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MemberDetail"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A member's user id. A value that is not a UUID answers 404 `not-found`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["MemberConflict"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A member's user id. A value that is not a UUID answers 404 `not-found`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMemberRequest"];
+            };
+        };
+        responses: {
+            /** @description The member with the new role. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Member"];
+                    };
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["MemberConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    leaveWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Left. */
+            204: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["MemberConflict"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitations. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Invitation"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation and its token, shown this once. */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedInvitation"];
+                    };
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An invitation id (from `listInvitations`). A value that is not a UUID answers 404 `not-found`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["MemberConflict"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resendInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An invitation id (from `listInvitations`). A value that is not a UUID answers 404 `not-found`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation and its new token, shown this once. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedInvitation"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["MemberConflict"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspaces. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Membership"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    activateWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace id (from `listWorkspaces`). A value that is not a UUID answers 404 `not-found`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace now active. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Membership"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitationRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SessionIssued"];
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];

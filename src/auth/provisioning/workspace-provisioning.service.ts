@@ -8,6 +8,7 @@ import { LedgerService } from '../../billing/ledger.service';
 import { eurToMicro } from '../../common/money';
 import { AccountConfig } from '../../account/account.config';
 import { User } from '../../account/user.entity';
+import { WorkspaceMember } from '../members/workspace-member.entity';
 import { Workspace } from '../../account/workspace.entity';
 
 export interface WorkspaceRequest {
@@ -144,6 +145,10 @@ export class WorkspaceProvisioningService {
         passwordHash: request.passwordHash ?? null,
       }),
     );
+    // The one who makes a workspace owns it (src/common/principal/permission-table.ts).
+    await tx
+      .getRepository(WorkspaceMember)
+      .insert({ workspaceId: workspace.id, userId: user.id, role: 'owner' });
     const balanceMicro = eurToMicro(request.balanceEur ?? 0);
     if (balanceMicro > 0) {
       await this.ledger.post(

@@ -1,3 +1,4 @@
+import { AcceptInvitationDto } from '../members/members.dto';
 import {
   Body,
   CanActivate,
@@ -65,6 +66,22 @@ export class SessionController {
     const signedUp = await this.sessions.signup(body, request.ip ?? 'unknown');
     this.cookies.setDevice(response, signedUp.deviceToken);
     return this.answer(response, signedUp);
+  }
+
+  /** Joins a workspace with an invitation's token: signs in (or signs up) and answers as the sign-in does. */
+  @Post('invitations/accept')
+  @HttpCode(200)
+  async acceptInvitation(
+    @Body() body: AcceptInvitationDto,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<Schema<'SessionResponse'>> {
+    const joined = await this.sessions.acceptInvitation(body, {
+      ip: request.ip ?? 'unknown',
+      deviceToken: this.cookies.deviceToken(request),
+    });
+    this.cookies.setDevice(response, joined.deviceToken);
+    return this.answer(response, joined);
   }
 
   @Post('refresh')

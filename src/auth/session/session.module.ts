@@ -1,3 +1,4 @@
+import { MembersModule } from '../members/members.module';
 import { Module, OnApplicationBootstrap } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { User } from '../../account/user.entity';
@@ -21,6 +22,7 @@ import { UserPasswordService } from './user-password.service';
     AuthModule,
     AuditModule,
     WorkspaceProvisioningModule,
+    MembersModule,
   ],
   controllers: [SessionController],
   providers: [

@@ -1,3 +1,4 @@
+import { MembersService } from '../members/members.service';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
@@ -64,6 +65,7 @@ export class SessionService implements OnModuleInit {
     auth: AuthConfig,
     private readonly metrics: MetricsService,
     private readonly audit: AuditLog,
+    private readonly members: MembersService,
   ) {
     this.successorKey = successorKey(auth.JWT_SECRET);
   }
@@ -81,6 +83,14 @@ export class SessionService implements OnModuleInit {
     password: string,
     client: SignInClient,
   ): Promise<IssuedSession & { deviceToken: string }> {
+    return this.openSession(await this.verifyPassword(emailInput, password, client), 'password');
+  }
+
+  /**
+   * The password check of a sign-in, throttled per account and client before the password is checked
+   * (LoginThrottleService); a failure is counted and audited. Answers the user (with the hash checked).
+   */
+  async verifyPassword(emailInput: string, password: string, client: SignInClient): Promise<User> {
     const email = normaliseEmail(emailInput);
     const attempt = await this.throttle.admitSignIn(email, client);
     const user = await this.users
@@ -99,10 +109,21 @@ export class SessionService implements OnModuleInit {
       throw new ProblemException('invalid-credentials', INVALID_CREDENTIALS);
     }
     await this.throttle.signInSucceeded(attempt);
-    // The hash the password was checked against: a new password set meanwhile refuses this sign-in.
-    const issued = await this.issue(user, randomUUID(), user.passwordHash, 'password');
+    return user;
+  }
+
+  /**
+   * A new sign-in of a user whose password (or invitation) was just checked. The answer carries a new device
+   * token for the stt_device cookie: the browser is a known device from then on. `user.passwordHash`, when
+   * selected, is the hash the password was checked against: a new password set meanwhile refuses this sign-in.
+   */
+  async openSession(
+    user: User,
+    method: 'password' | 'signup' | 'invitation',
+  ): Promise<IssuedSession & { deviceToken: string }> {
+    const issued = await this.issue(user, randomUUID(), user.passwordHash ?? null, method);
     if (!issued) throw new ProblemException('invalid-credentials', INVALID_CREDENTIALS);
-    return { ...issued, deviceToken: this.devices.issue(email) };
+    return { ...issued, deviceToken: this.devices.issue(user.email) };
   }
 
   /**
@@ -155,6 +176,45 @@ export class SessionService implements OnModuleInit {
     const issued = await this.issue(user, randomUUID(), null, 'signup');
     if (!issued) throw new ProblemException('invalid-credentials', 'The account was removed; sign up again.');
     return { ...issued, deviceToken: this.devices.issue(email) };
+  }
+
+  /**
+   * Accepts an invitation (the token shown to the inviter): a user with the invited email signs in with their
+   * password (throttled and audited like any sign-in), anyone else signs up with a new password (the
+   * invitation stands for sign-up, so ALLOW_SIGNUP does not apply). Either way the user joins with the
+   * invited role, the workspace becomes their active one, and the answer is a new sign-in.
+   */
+  async acceptInvitation(
+    request: { token: string; password: string; name?: string },
+    client: SignInClient,
+  ): Promise<IssuedSession & { deviceToken: string }> {
+    const invitation = await this.members.openInvitation(request.token);
+    const existing = await this.users.existsBy({ email: invitation.email });
+    const verified = existing ? await this.verifyPassword(invitation.email, request.password, client) : null;
+    if (!verified) {
+      const problem = passwordProblem(request.password);
+      if (problem) throw ProblemException.field('password', problem);
+      await this.throttle.admitSignUp(invitation.email, client.ip);
+    }
+    const passwordHash = verified ? null : await hashPassword(request.password);
+    const user = await this.members
+      .accept(request.token, async (tx, email) => {
+        if (verified) return verified;
+        const repository = tx.getRepository(User);
+        return repository.save(
+          repository.create({
+            email,
+            name: request.name?.trim() ?? null,
+            preferredLanguage: 'en',
+            activeWorkspaceId: null,
+            passwordHash,
+          }),
+        );
+      })
+      .catch((error: unknown) => {
+        throw (error as { code?: unknown }).code === UNIQUE_VIOLATION ? emailTaken() : error;
+      });
+    return this.openSession(user, 'invitation');
   }
 
   /**
@@ -295,7 +355,7 @@ export class SessionService implements OnModuleInit {
     user: User,
     familyId: string,
     checkedHash: string | null,
-    method: 'password' | 'signup',
+    method: 'password' | 'signup' | 'invitation',
   ): Promise<IssuedSession | null> {
     const workspace = await this.workspaceOf(user);
     const refreshToken = randomBytes(32).toString('base64url');

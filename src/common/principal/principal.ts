@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import type { Permission, Role } from './permission-table';
 import type { ProblemException } from '../problem/problem.exception';
 
 /** Who is calling: always bound to exactly one workspace. */
@@ -16,6 +17,12 @@ export interface Principal {
   signInId?: string;
   /** A client secret's session: the credential that minted the secret (the session ends when it does). */
   mintedBy?: { apiKeyId: string | null; signInId: string | null };
+  /** What the caller may do (src/common/principal/permission-table.ts): a member's role, a key's scopes. */
+  permissions: ReadonlySet<Permission>;
+  /** A signed-in member's role in the workspace; absent for API keys and client secrets. */
+  role?: Role;
+  /** An API key's allowed client networks (CIDR); absent: any network. */
+  allowedNetworks?: readonly string[];
 }
 
 export type AuthOutcome =

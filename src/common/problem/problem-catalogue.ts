@@ -17,6 +17,7 @@ export const PROBLEM_CATALOGUE = {
   'not-ready': { status: 400, title: 'Transcription not ready' },
   'malformed-request': { status: 400, title: 'Malformed request' },
   'idempotency-key-in-flight': { status: 409, title: 'Idempotency key in flight' },
+  'member-conflict': { status: 409, title: 'Membership conflict' },
   gone: { status: 410, title: 'Gone' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'range-not-satisfiable': { status: 416, title: 'Range not satisfiable' },

@@ -1,4 +1,10 @@
-import { averageLinkage, cosineDistances, cutAtDistance, cutIntoClusters, euclideanDistances } from './agglomerative-clustering';
+import {
+  averageLinkage,
+  cosineDistances,
+  cutAtDistance,
+  cutIntoClusters,
+  euclideanDistances,
+} from './agglomerative-clustering';
 
 /** Deterministic pseudo-random numbers so failures reproduce. */
 function random(seed: number): () => number {
@@ -27,7 +33,8 @@ function naiveHeights(points: Float32Array[]): number[] {
     for (let a = 0; a < clusters.length; a++) {
       for (let b = a + 1; b < clusters.length; b++) {
         let sum = 0;
-        for (const i of clusters[a]) for (const j of clusters[b]) sum += distance.values[i * points.length + j];
+        for (const i of clusters[a])
+          for (const j of clusters[b]) sum += distance.values[i * points.length + j];
         const value = sum / (clusters[a].length * clusters[b].length);
         if (value < bestValue) [bestValue, best] = [value, [a, b]];
       }
@@ -41,7 +48,15 @@ function naiveHeights(points: Float32Array[]): number[] {
 
 describe('agglomerative clustering', () => {
   it('recovers three well separated blobs when cut at three clusters', () => {
-    const points = blobs([[0, 0], [10, 0], [0, 10]], 8, 1);
+    const points = blobs(
+      [
+        [0, 0],
+        [10, 0],
+        [0, 10],
+      ],
+      8,
+      1,
+    );
     const labels = cutIntoClusters(averageLinkage(euclideanDistances(points)), 3);
     for (let blob = 0; blob < 3; blob++) {
       const group = labels.slice(blob * 8, blob * 8 + 8);
@@ -52,7 +67,14 @@ describe('agglomerative clustering', () => {
   });
 
   it('stops at a distance threshold between the within-blob and between-blob scales', () => {
-    const points = blobs([[0, 0], [10, 0]], 6, 1);
+    const points = blobs(
+      [
+        [0, 0],
+        [10, 0],
+      ],
+      6,
+      1,
+    );
     const dendrogram = averageLinkage(euclideanDistances(points));
     expect(new Set(cutAtDistance(dendrogram, 3)).size).toBe(2);
     expect(new Set(cutAtDistance(dendrogram, 50)).size).toBe(1);
@@ -60,17 +82,35 @@ describe('agglomerative clustering', () => {
   });
 
   it('matches the textbook algorithm merge for merge', () => {
-    const points = blobs([[0, 0, 0], [3, 1, 0], [1, 4, 2]], 5, 4, 7);
+    const points = blobs(
+      [
+        [0, 0, 0],
+        [3, 1, 0],
+        [1, 4, 2],
+      ],
+      5,
+      4,
+      7,
+    );
     const heights = averageLinkage(euclideanDistances(points)).merges.map((merge) => merge.distance);
     const expected = naiveHeights(points).sort((a, b) => a - b);
     heights.forEach((height, i) => expect(height).toBeCloseTo(expected[i], 4));
   });
 
   it('gives non-decreasing merge heights and sizes that add up', () => {
-    const points = blobs([[0, 0], [5, 5]], 10, 6, 3);
+    const points = blobs(
+      [
+        [0, 0],
+        [5, 5],
+      ],
+      10,
+      6,
+      3,
+    );
     const { merges } = averageLinkage(euclideanDistances(points));
     expect(merges).toHaveLength(19);
-    for (let i = 1; i < merges.length; i++) expect(merges[i].distance).toBeGreaterThanOrEqual(merges[i - 1].distance);
+    for (let i = 1; i < merges.length; i++)
+      expect(merges[i].distance).toBeGreaterThanOrEqual(merges[i - 1].distance);
     expect(merges[merges.length - 1].size).toBe(20);
   });
 

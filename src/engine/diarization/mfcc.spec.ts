@@ -1,9 +1,22 @@
-import { computeMfcc, dctMatrix, deltas, Fft, frameCount, hzToMel, melFilterbank, melToHz, DEFAULT_MFCC_OPTIONS } from './mfcc';
+import {
+  computeMfcc,
+  dctMatrix,
+  deltas,
+  Fft,
+  frameCount,
+  hzToMel,
+  melFilterbank,
+  melToHz,
+  DEFAULT_MFCC_OPTIONS,
+} from './mfcc';
 
 const RATE = 16000;
 
 function tone(hz: number, seconds: number): Float32Array {
-  return Float32Array.from({ length: Math.round(RATE * seconds) }, (_, i) => 0.5 * Math.sin((2 * Math.PI * hz * i) / RATE));
+  return Float32Array.from(
+    { length: Math.round(RATE * seconds) },
+    (_, i) => 0.5 * Math.sin((2 * Math.PI * hz * i) / RATE),
+  );
 }
 
 /** Centre frequency of mel filter f, from the same spacing melFilterbank uses. */

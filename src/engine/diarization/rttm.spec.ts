@@ -2,8 +2,11 @@ import { parseRttm, writeRttm } from './rttm';
 
 describe('rttm', () => {
   it('reads SPEAKER lines and skips others', () => {
-    const text = 'SPKR-INFO x 1 <NA> <NA> <NA> unknown a <NA> <NA>\nSPEAKER sample 1 6.690 0.430 <NA> <NA> speaker90 <NA> <NA>\n\n';
-    expect(parseRttm(text)).toEqual([{ file: 'sample', start: 6.69, end: 6.69 + 0.43, speaker: 'speaker90' }]);
+    const text =
+      'SPKR-INFO x 1 <NA> <NA> <NA> unknown a <NA> <NA>\nSPEAKER sample 1 6.690 0.430 <NA> <NA> speaker90 <NA> <NA>\n\n';
+    expect(parseRttm(text)).toEqual([
+      { file: 'sample', start: 6.69, end: 6.69 + 0.43, speaker: 'speaker90' },
+    ]);
   });
 
   it('rejects a line with a bad duration', () => {

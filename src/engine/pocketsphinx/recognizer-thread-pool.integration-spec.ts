@@ -3,7 +3,7 @@ import { testAudio } from '../../../test/support/shared-paths';
 import { decodeToPcm } from '../audio/ffmpeg-decoder';
 import { defaultEngineSettings } from '../engine-settings';
 import type { RecognitionOptions } from '../engine.types';
-import { POCKETSPHINX_IDENTITY } from '../pocketsphinx/pocketsphinx-recognizer';
+import { POCKETSPHINX_IDENTITY } from './pocketsphinx-recognizer';
 import { recognizerThreadScriptPath, RecognizerThreadPool } from './recognizer-thread-pool';
 
 jest.setTimeout(120_000);

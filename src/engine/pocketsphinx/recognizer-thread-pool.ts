@@ -13,7 +13,16 @@ import type { ChunkReply, ChunkRequest, ThreadedRecognizerSpec } from './recogni
 /** The compiled thread script; from TypeScript (ts-jest) it is the build output in dist/. */
 export function recognizerThreadScriptPath(): string {
   if (__filename.endsWith('.ts')) {
-    return path.resolve(__dirname, '..', '..', '..', 'dist', 'engine', 'pocketsphinx', 'recognizer-thread.js');
+    return path.resolve(
+      __dirname,
+      '..',
+      '..',
+      '..',
+      'dist',
+      'engine',
+      'pocketsphinx',
+      'recognizer-thread.js',
+    );
   }
   return path.join(__dirname, 'recognizer-thread.js');
 }

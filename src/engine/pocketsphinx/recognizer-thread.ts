@@ -4,7 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EngineError, type Recognizer } from '../engine.types';
-import { PocketSphinxRecognizer } from '../pocketsphinx/pocketsphinx-recognizer';
+import { PocketSphinxRecognizer } from './pocketsphinx-recognizer';
 import type { ChunkReply, ChunkRequest, ThreadedRecognizerSpec } from './recognizer-thread-messages';
 
 /** The threads run PocketSphinx, whose native decoding blocks its thread (its descriptor builds the pool). */

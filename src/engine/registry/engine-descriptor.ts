@@ -101,8 +101,7 @@ export interface DiarizerFactory<Settings = unknown> {
 }
 
 export interface RecognizerDescriptor<Settings = unknown>
-  extends EngineDescriptor<Settings>,
-    RecognizerFactory<Settings> {
+  extends EngineDescriptor<Settings>, RecognizerFactory<Settings> {
   /** Languages the resolved recogniser serves (upload refuses others with 422). */
   languages(settings: Settings): ServedLanguages;
   /** Whether it writes numbers as words ("twenty five"): number formatting is then on by default. */

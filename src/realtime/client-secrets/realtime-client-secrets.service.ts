@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { API_KEY_PREFIX, generateApiKey, hashApiKey } from '../../auth/api-key.service';
 import type { AuthOutcome, Principal } from '../../common/principal/principal';
 import { isRecord } from '../../common/is-record';
+import { CLIENT_SECRET_PERMISSIONS } from '../../common/principal/permission-table';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { RealtimeRequestError } from '../realtime-errors';
 import {
@@ -96,6 +97,7 @@ export class RealtimeClientSecretsService {
         workspaceId: consumed.workspaceId,
         userId: consumed.userId,
         credential: 'client-secret',
+        permissions: new Set(CLIENT_SECRET_PERMISSIONS),
         rateLimitKey: `client-secret:${consumed.id}`,
         mintedBy: { apiKeyId: consumed.apiKeyId, signInId: consumed.signInId },
       };

@@ -47,13 +47,20 @@ const DIGIT_9 = 0x39;
 function readByteRange(header: string): { first: string; last: string } | null {
   let index = 0;
   const skipWhitespace = () => {
-    while (index < header.length && (header.charCodeAt(index) === SPACE || header.charCodeAt(index) === TAB)) {
+    while (
+      index < header.length &&
+      (header.charCodeAt(index) === SPACE || header.charCodeAt(index) === TAB)
+    ) {
       index++;
     }
   };
   const digits = () => {
     const from = index;
-    while (index < header.length && header.charCodeAt(index) >= DIGIT_0 && header.charCodeAt(index) <= DIGIT_9) {
+    while (
+      index < header.length &&
+      header.charCodeAt(index) >= DIGIT_0 &&
+      header.charCodeAt(index) <= DIGIT_9
+    ) {
       index++;
     }
     return header.slice(from, index);
