@@ -6,7 +6,7 @@ import { ApiKeyService } from './api-key.service';
 import { Principal } from '../common/principal/principal';
 import { parseCidr } from './allowed-networks';
 import type { CreateApiKeyDto } from './api-keys.dto';
-import { SCOPES, scopeBeyondRole } from '../common/principal/permission-table';
+import { Role, Scope, SCOPES, scopeBeyondRole } from '../common/principal/permission-table';
 import type { Schema } from '../openapi/contract-types';
 
 export type ApiKeyView = Schema<'ApiKey'>;
@@ -45,7 +45,7 @@ export class ApiKeysService {
     if (role === undefined || principal.userId === null) {
       throw new ProblemException('forbidden', 'API keys are created by a signed-in member.');
     }
-    const scopes = body.scopes ?? SCOPES.filter((scope) => scopeBeyondRole(role, [scope]) === null);
+    const scopes = body.scopes ?? defaultScopes(role);
     const allowedNetworks = (body.allowedNetworks ?? []).map((network, index) => {
       const parsed = parseCidr(network);
       if (parsed === null) {
@@ -84,4 +84,10 @@ export class ApiKeysService {
   onlyOwn(principal: Principal): string | undefined {
     return principal.permissions.has('keys:manage') ? undefined : (principal.userId ?? '');
   }
+}
+
+/** Without scopes asked: `admin` for those who hold it, else every scope the role allows (a member's). */
+function defaultScopes(role: Role): Scope[] {
+  if (scopeBeyondRole(role, ['admin']) === null) return ['admin'];
+  return SCOPES.filter((scope) => scopeBeyondRole(role, [scope]) === null);
 }

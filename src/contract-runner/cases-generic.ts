@@ -58,6 +58,20 @@ export function validRequest(operationId: string, state: RunState, ids: (kind: s
     case 'revokeApiKey':
     case 'listApiKeyRequests':
       return { path: { id: ids('api-key') } };
+    case 'updateMember':
+      return { path: { id: ids('member') }, json: { role: 'viewer' } };
+    case 'getMember':
+    case 'removeMember':
+      return { path: { id: ids('member') } };
+    case 'createInvitation':
+      return { json: { email: `${state.tag}@example.com`, role: 'viewer' } };
+    case 'revokeInvitation':
+    case 'resendInvitation':
+      return { path: { id: ids('invitation') } };
+    case 'activateWorkspace':
+      return { path: { id: ids('workspace') } };
+    case 'acceptInvitation':
+      return { json: { token: `inv_${state.tag}`, password: 'stt-contract password' } };
     case 'updateTranscription':
       return { path: { id: ids('transcription') }, json: { speakerNames: {} } };
     case 'searchTranscript':
@@ -75,7 +89,7 @@ export function validRequest(operationId: string, state: RunState, ids: (kind: s
 }
 
 /** Session (dashboard) operations on an id: an API key is refused with 403 before the id is looked up. */
-const SESSION_OPERATIONS_ON_AN_ID = new Set(['revokeApiKey', 'listApiKeyRequests']);
+const SESSION_OPERATIONS_ON_AN_ID = new Set(['revokeApiKey', 'listApiKeyRequests', 'activateWorkspace']);
 
 /** The run's own object of each kind, for the tenant-isolation cases. */
 function ownId(state: RunState, kind: string): string | undefined {

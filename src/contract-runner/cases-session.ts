@@ -47,12 +47,22 @@ export async function sessionCases(run: RunContext, state: RunState): Promise<vo
     s.expect(await s.call('logout', { credential: s.credential('none') }), 204);
   });
 
+  await run.case('acceptInvitation', 'an unknown invitation token is 404 not-found', async (s) => {
+    const answer = await s.call('acceptInvitation', {
+      credential: s.credential('none'),
+      json: { token: `inv_${state.tag}`, password: 'stt-contract password' },
+    });
+    s.expect(answer, 404, 'not-found');
+  });
+
   const sessionOperations: Array<[string, Parameters<RunContext['client']['call']>[1]]> = [
     ['listApiKeys', { credential: { kind: 'none' } }],
     ['createApiKey', { credential: { kind: 'none' }, json: { name: state.tag } }],
     ['revokeApiKey', { credential: { kind: 'none' }, path: { id: unknownId() } }],
     ['getAccountSettings', { credential: { kind: 'none' } }],
     ['updateAccountSettings', { credential: { kind: 'none' }, json: { lowBalanceThreshold: 1 } }],
+    ['listWorkspaces', { credential: { kind: 'none' } }],
+    ['leaveWorkspace', { credential: { kind: 'none' } }],
   ];
   for (const [operationId, call] of sessionOperations) {
     await run.case(

@@ -35,6 +35,10 @@ describe('API keys and settings of the dashboard (session endpoints)', () => {
       id,
       name: 'CI pipeline',
       prefix,
+      // An owner's key without scopes asked holds `admin`, from any network, and names its creator.
+      scopes: ['admin'],
+      allowedNetworks: [],
+      createdBy: owner.userId,
       createdAt: created.body.data.createdAt,
       lastUsedAt: expect.any(String),
       expiresAt: null,
