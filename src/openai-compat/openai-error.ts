@@ -56,6 +56,8 @@ const MAPPINGS: Partial<Record<ProblemSlug, Mapping>> = {
     code: 'insufficient_quota',
     retry: false,
   },
+  // A role or key scope without `transcriptions:write` (docs/permissions.md); the message names the permission.
+  forbidden: invalidRequest(403, 'insufficient_permissions'),
   'rate-limit': { status: 429, type: 'requests', code: 'rate_limit_exceeded' },
   'unbilled-processing-limit': { status: 429, type: 'requests', code: 'rate_limit_exceeded' },
   'payload-too-large': invalidRequest(413, 'file_too_large', 'file'),
