@@ -131,6 +131,68 @@ describe('Realtime sessions end with their credential', () => {
     await expectCredentialEnded(client);
   });
 
+  /** A member of `role` in a new workspace of its owner: the member's access token and user id, the owner's token. */
+  async function memberOf(role: string) {
+    const owner = await t.createWorkspace({ name: `Live ${role}`, freeTranscriptions: 0, balanceEur: 1 });
+    const ownerToken = bearer(t.issueToken(owner.userId));
+    const invited = await t
+      .http()
+      .post('/v1/workspace/invitations')
+      .set(ownerToken)
+      .send({ email: `live-${role}-${Date.now()}-${Math.random()}@example.com`, role });
+    const accepted = await t
+      .http()
+      .post('/v1/auth/invitations/accept')
+      .send({ token: invited.body.data.token, password: PASSWORD });
+    expect(accepted.status).toBe(200);
+    return {
+      token: bearer(accepted.body.data.accessToken as string),
+      userId: accepted.body.data.user.id as string,
+      ownerToken,
+    };
+  }
+
+  it('removing a member closes the sessions they opened; making them viewer does too', async () => {
+    const removed = await memberOf('member');
+    const first = RealtimeTestClient.connect(port, removed.token);
+    await deliverOneTranscript(first);
+    const gone = await t.http().delete(`/v1/workspace/members/${removed.userId}`).set(removed.ownerToken);
+    expectMatchesSpec(gone, 'removeMember');
+    expect(gone.status).toBe(204);
+    await expectCredentialEnded(first);
+
+    const demoted = await memberOf('member');
+    const second = RealtimeTestClient.connect(port, demoted.token);
+    await deliverOneTranscript(second);
+    const changed = await t
+      .http()
+      .patch(`/v1/workspace/members/${demoted.userId}`)
+      .set(demoted.ownerToken)
+      .send({ role: 'viewer' });
+    expect(changed.status).toBe(200);
+    await expectCredentialEnded(second);
+  });
+
+  it('a viewer, or a key without transcriptions:write, cannot open a session (4003 forbidden naming the permission)', async () => {
+    const viewer = await memberOf('viewer');
+    const refusedViewer = RealtimeTestClient.connect(port, viewer.token);
+    const error = await refusedViewer.next('error');
+    expect(error.error).toMatchObject({
+      code: 'forbidden',
+      message: expect.stringContaining('transcriptions:write'),
+    });
+    expect(await refusedViewer.whenClosed()).toEqual({ code: 4003, reason: 'forbidden' });
+
+    const reader = await t
+      .http()
+      .post('/v1/api-keys')
+      .set(viewer.ownerToken)
+      .send({ name: 'reader', scopes: ['transcriptions:read'] });
+    const refusedKey = RealtimeTestClient.connect(port, bearer(reader.body.data.key as string));
+    expect((await refusedKey.next('error')).error).toMatchObject({ code: 'forbidden' });
+    expect(await refusedKey.whenClosed()).toEqual({ code: 4003, reason: 'forbidden' });
+  });
+
   it('a live credential keeps its session open across many checks', async () => {
     const workspace = await t.createWorkspace({ name: 'Key kept', freeTranscriptions: 0, balanceEur: 1 });
     const client = RealtimeTestClient.connect(port, bearer(workspace.apiKey));
