@@ -21,7 +21,7 @@ describe('Members migration on an existing single-user workspace', () => {
 
   beforeAll(async () => {
     await ensureDatabase(url.toString());
-    dataSource = new DataSource(databaseOptions({ DATABASE_URL: url.toString() } as never));
+    dataSource = new DataSource(databaseOptions({ DATABASE_URL: url.toString() }));
     await dataSource.initialize();
   });
   afterAll(async () => {

@@ -5,6 +5,7 @@ import { ThemeToggle } from './components/theme-toggle';
 import { AccountPage } from './pages/account-page';
 import { AuditPage } from './pages/audit-page';
 import { LivePage } from './pages/live-page';
+import { MembersPage } from './pages/members-page';
 import { SecurityPage } from './pages/security-page';
 import { TranscriptPage } from './pages/transcript-page';
 import { TranscriptionsPage } from './pages/transcriptions-page';
@@ -20,6 +21,7 @@ const NAV = [
   { route: '/vocabularies', label: 'Vocabularies' },
   { route: '/webhooks', label: 'Webhooks' },
   { route: '/account', label: 'Account' },
+  { route: '/settings/members', label: 'Members' },
   { route: '/settings/security', label: 'Security' },
   { route: '/settings/audit', label: 'Audit' },
 ];
@@ -36,6 +38,8 @@ function Page({ route }: { route: string }) {
       return <WebhooksPage />;
     case '/account':
       return <AccountPage />;
+    case '/settings/members':
+      return <MembersPage />;
     case '/settings/security':
       return <SecurityPage />;
     case '/settings/audit':

@@ -1,0 +1,96 @@
+import type { Page } from 'playwright-core';
+import { Dashboard, startDashboard } from './browser-harness';
+
+// Browser-side names used inside page.evaluate callbacks (this project's tsconfig has no DOM library).
+declare const document: {
+  documentElement: { scrollWidth: number; clientWidth: number };
+  querySelectorAll: (selector: string) => ArrayLike<{ getBoundingClientRect: () => { right: number } }>;
+};
+
+/**
+ * The dashboard's Members page in Chromium, against the real service: the owner invites a viewer, the token
+ * shown once is accepted (as the invitee would, over HTTP), the new member appears, gets another role from the
+ * select, and is removed; at 1280 and 360 px nothing is wider than the window.
+ */
+describe('Members page in Chromium', () => {
+  let dashboard: Dashboard;
+  let page: Page;
+  beforeAll(async () => {
+    dashboard = await startDashboard();
+    page = await dashboard.context.newPage();
+    page.setDefaultTimeout(20_000);
+  });
+  afterAll(() => dashboard?.close());
+
+  async function expectNoHorizontalOverflow(width: number): Promise<void> {
+    await page.setViewportSize({ width, height: 900 });
+    const overflow = await page.evaluate(() => {
+      const root = document.documentElement;
+      const beyond = Array.from(document.querySelectorAll('main *'))
+        .map((element) => Math.round(element.getBoundingClientRect().right))
+        .filter((right) => right > root.clientWidth + 1);
+      return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, beyond: beyond.length };
+    });
+    expect({ width, ...overflow }).toEqual({
+      width,
+      scrollWidth: overflow.clientWidth,
+      clientWidth: width,
+      beyond: 0,
+    });
+  }
+
+  it('invites, shows the joined member, changes their role and removes them', async () => {
+    const errors: string[] = [];
+    page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+    await page.goto(`${dashboard.baseUrl}/app/settings/members`);
+    await page.getByLabel('Email').fill(dashboard.email);
+    await page.getByLabel('Password').fill(dashboard.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor();
+    await page.getByText(dashboard.email, { exact: true }).first().waitFor();
+
+    const invitee = `invitee-${Date.now()}@example.com`;
+    const form = page.getByRole('form', { name: 'Invite a member' });
+    await form.getByLabel('Email').fill(invitee);
+    await form.getByLabel('Role').selectOption('viewer');
+    await form.getByRole('button', { name: 'Invite' }).click();
+    const token = (await page.getByLabel('Invitation token').textContent()) ?? '';
+    expect(token).toMatch(/^inv_[0-9A-Za-z_-]{43}$/);
+    await page.getByText(`viewer · pending`).waitFor();
+
+    const accepted = await fetch(`${dashboard.baseUrl}/v1/auth/invitations/accept`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token, password: 'the invitee chose this password' }),
+    });
+    expect(accepted.status).toBe(200);
+
+    await page.reload();
+    const role = page.getByLabel(`Role of ${invitee}`);
+    await role.waitFor();
+    expect(await role.inputValue()).toBe('viewer');
+    await page.getByText('viewer · accepted').waitFor();
+    await role.selectOption('member');
+    await page.waitForResponse(
+      (response) => response.url().includes('/v1/workspace/members/') && response.status() === 200,
+    );
+    await page.reload();
+    expect(await page.getByLabel(`Role of ${invitee}`).inputValue()).toBe('member');
+
+    // The owner's own role cannot go: the last owner is kept, and the page shows the service's refusal.
+    await page.getByLabel(`Role of ${dashboard.email}`).selectOption('admin');
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /last owner/ })
+      .waitFor();
+
+    for (const width of [1280, 360]) await expectNoHorizontalOverflow(width);
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    const remove = page.getByRole('button', { name: `Remove ${invitee}` });
+    await remove.click();
+    await remove.waitFor({ state: 'detached' });
+    expect(errors.filter((text) => !/409|Conflict/.test(text))).toEqual([]);
+  });
+});
