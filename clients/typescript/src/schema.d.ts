@@ -871,6 +871,7 @@ export interface paths {
          *     |---|---|---|---|
          *     | 400 | `invalid_request_error` | `invalid_file_format`, `audio_too_long`, `model_not_found`, null | not decodable audio, longer than the synchronous limit, unknown model; a missing `file`, a malformed body, a bad `language`, `response_format` or `timestamp_granularities` (`param` names the field) |
          *     | 401 | `invalid_request_error` | `invalid_api_key` | missing, unknown, revoked or expired credential |
+         *     | 403 | `invalid_request_error` | `insufficient_permissions` | the role or key scopes lack `transcriptions:write` (the message names it), or a key used outside its allowed networks |
          *     | 409 | `invalid_request_error` | `idempotency_key_in_flight` | a request with the same `Idempotency-Key` (or an identical one) is still being admitted; wait `Retry-After` |
          *     | 413 | `invalid_request_error` | `file_too_large` | over 500,000,000 bytes |
          *     | 422 | `invalid_request_error` | `invalid_idempotency_key`, `idempotency_key_mismatch` | `Idempotency-Key` is not a UUID; the key was used within 24 hours for a different request |
