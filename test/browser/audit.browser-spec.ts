@@ -1,12 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { Dashboard, startDashboard } from './browser-harness';
+import { Dashboard, expectNoHorizontalOverflow, startDashboard } from './browser-harness';
 
-// Browser-side names used inside page.evaluate callbacks (this project's tsconfig has no DOM library).
-declare const document: {
-  documentElement: { scrollWidth: number; clientWidth: number };
-  querySelectorAll: (selector: string) => ArrayLike<{ getBoundingClientRect: () => { right: number } }>;
-};
 
 const WIDTHS = [1280, 360];
 
@@ -25,22 +20,6 @@ describe('Audit page in Chromium', () => {
   });
   afterAll(() => dashboard?.close());
 
-  /** Fails naming the widest elements when the page scrolls sideways or an element sticks out of it. */
-  async function expectNoHorizontalOverflow(width: number): Promise<void> {
-    const overflow = await page.evaluate(() => {
-      const root = document.documentElement;
-      const beyond = Array.from(document.querySelectorAll('main *'))
-        .map((element) => Math.round(element.getBoundingClientRect().right))
-        .filter((right) => right > root.clientWidth + 1);
-      return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, beyond: beyond.length };
-    });
-    expect({ width, ...overflow }).toEqual({
-      width,
-      scrollWidth: overflow.clientWidth,
-      clientWidth: width,
-      beyond: 0,
-    });
-  }
 
   it('shows this session’s acts, filters and pages them, exports what the filters select, and fits 1280 and 360 px', async () => {
     await page.goto(`${dashboard.baseUrl}/app/settings/security`);
@@ -88,13 +67,13 @@ describe('Audit page in Chromium', () => {
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 800 });
       await revoked.getByText(/"name":"audited key"/).waitFor();
-      await expectNoHorizontalOverflow(width);
+      await expectNoHorizontalOverflow(page, width);
     }
     // The whole log at 360 px too (the longest action names, ids and addresses).
     await page.getByLabel('Action').selectOption('');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await events.nth(24).waitFor();
-    await expectNoHorizontalOverflow(360);
+    await expectNoHorizontalOverflow(page, 360);
     await page.setViewportSize({ width: 1280, height: 800 });
 
     // The export link downloads the filtered log as NDJSON.

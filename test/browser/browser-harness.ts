@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrowserContext, chromium } from 'playwright-core';
+import { BrowserContext, chromium, type Page } from 'playwright-core';
 import { baseTestEnvironment } from '../support/test-environment';
 import { freePort, ServiceProcess } from '../support/service-process';
 
@@ -115,4 +115,30 @@ export async function startDashboard(
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+// Browser-side names used inside page.evaluate callbacks (this project's tsconfig has no DOM library).
+declare const document: {
+  documentElement: { scrollWidth: number; clientWidth: number };
+  querySelectorAll: (selector: string) => ArrayLike<{ getBoundingClientRect: () => { right: number } }>;
+};
+
+/**
+ * Fails when the page at its current viewport (expected `width` px wide) scrolls sideways or an element of
+ * <main> sticks out of the window, counting the elements that do.
+ */
+export async function expectNoHorizontalOverflow(page: Page, width: number): Promise<void> {
+  const overflow = await page.evaluate(() => {
+    const root = document.documentElement;
+    const beyond = Array.from(document.querySelectorAll('main *'))
+      .map((element) => Math.round(element.getBoundingClientRect().right))
+      .filter((right) => right > root.clientWidth + 1);
+    return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, beyond: beyond.length };
+  });
+  expect({ width, ...overflow }).toEqual({
+    width,
+    scrollWidth: overflow.clientWidth,
+    clientWidth: width,
+    beyond: 0,
+  });
 }

@@ -1,11 +1,6 @@
 import type { Page } from 'playwright-core';
-import { Dashboard, startDashboard } from './browser-harness';
+import { Dashboard, expectNoHorizontalOverflow, startDashboard } from './browser-harness';
 
-// Browser-side names used inside page.evaluate callbacks (this project's tsconfig has no DOM library).
-declare const document: {
-  documentElement: { scrollWidth: number; clientWidth: number };
-  querySelectorAll: (selector: string) => ArrayLike<{ getBoundingClientRect: () => { right: number } }>;
-};
 
 /**
  * The dashboard's Members page in Chromium, against the real service: the owner invites a viewer, the token
@@ -22,22 +17,6 @@ describe('Members page in Chromium', () => {
   });
   afterAll(() => dashboard?.close());
 
-  async function expectNoHorizontalOverflow(width: number): Promise<void> {
-    await page.setViewportSize({ width, height: 900 });
-    const overflow = await page.evaluate(() => {
-      const root = document.documentElement;
-      const beyond = Array.from(document.querySelectorAll('main *'))
-        .map((element) => Math.round(element.getBoundingClientRect().right))
-        .filter((right) => right > root.clientWidth + 1);
-      return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, beyond: beyond.length };
-    });
-    expect({ width, ...overflow }).toEqual({
-      width,
-      scrollWidth: overflow.clientWidth,
-      clientWidth: width,
-      beyond: 0,
-    });
-  }
 
   it('invites, shows the joined member, changes their role and removes them', async () => {
     const errors: string[] = [];
@@ -84,7 +63,10 @@ describe('Members page in Chromium', () => {
       .filter({ hasText: /last owner/ })
       .waitFor();
 
-    for (const width of [1280, 360]) await expectNoHorizontalOverflow(width);
+    for (const width of [1280, 360]) {
+      await page.setViewportSize({ width, height: 900 });
+      await expectNoHorizontalOverflow(page, width);
+    }
     await page.setViewportSize({ width: 1280, height: 900 });
 
     page.once('dialog', (dialog) => void dialog.accept());
