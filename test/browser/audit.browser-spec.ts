@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { Dashboard, expectNoHorizontalOverflow, startDashboard } from './browser-harness';
 
-
 const WIDTHS = [1280, 360];
 
 /**
@@ -19,7 +18,6 @@ describe('Audit page in Chromium', () => {
     page.setDefaultTimeout(20_000);
   });
   afterAll(() => dashboard?.close());
-
 
   it('shows this session’s acts, filters and pages them, exports what the filters select, and fits 1280 and 360 px', async () => {
     await page.goto(`${dashboard.baseUrl}/app/settings/security`);

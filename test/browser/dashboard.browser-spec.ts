@@ -377,9 +377,8 @@ describe('Dashboard in Chromium', () => {
     await page.getByLabel('Expires').selectOption({ label: 'In 30 days' });
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = (await page.getByTestId('new-api-key').textContent()) ?? '';
-    const keyRow = page.getByRole('row').filter({ hasText: 'Playground' });
-    const expires = await keyRow.getByRole('cell').nth(4).textContent();
-    expect(expires).not.toBe('never');
+    const keyRow = page.getByRole('listitem').filter({ hasText: 'Playground' });
+    expect(await keyRow.textContent()).not.toContain('expires never');
 
     await page.getByRole('link', { name: 'Transcriptions' }).click();
     // First a clip with no speech, so its job is queued first: it fails, and the next test reads why
@@ -434,10 +433,9 @@ describe('Dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Requests of Playground' }).click();
     const log = page.getByRole('region', { name: 'Requests made with Playground' });
     const upload = log
-      .getByRole('row')
-      .filter({ has: page.getByRole('cell', { name: 'POST', exact: true }) })
-      .filter({ has: page.getByRole('cell', { name: '/v1/transcriptions', exact: true }) })
-      .filter({ has: page.getByRole('cell', { name: '202', exact: true }) });
+      .getByRole('listitem')
+      .filter({ has: page.getByText('POST /v1/transcriptions', { exact: true }) })
+      .filter({ has: page.getByText('202', { exact: true }) });
     // Entries are written about a second after the request: refresh until they are there.
     for (let tries = 0; !(await upload.isVisible()) && tries < 40; tries++) {
       await page.waitForTimeout(250);
@@ -445,10 +443,10 @@ describe('Dashboard in Chromium', () => {
     }
     await upload.waitFor();
     await log.getByLabel('Status').selectOption('4xx');
-    await log.getByRole('cell', { name: '404', exact: true }).waitFor();
+    await log.getByText('404', { exact: true }).waitFor();
     await upload.waitFor({ state: 'detached' });
     await page.reload();
-    expect(await keyRow.getByRole('cell').nth(3).textContent()).not.toBe('never'); // last used
+    expect(await keyRow.textContent()).not.toContain('last used never');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
   });
@@ -500,6 +498,8 @@ describe('Dashboard in Chromium', () => {
     const words = detail.resultJson.words;
     const unsure = words.filter((word) => word.confidence !== undefined && word.confidence < 0.6);
     expect(await page.locator('.word.low-confidence').count()).toBe(unsure.length);
+    // The mark is explained above the transcript whenever a word carries it.
+    expect(await page.locator('.confidence-legend').count()).toBe(unsure.length > 0 ? 1 : 0);
     expect(await page.locator('.word[title^="confidence "]').count()).toBe(
       words.filter((word) => word.confidence !== undefined).length,
     );

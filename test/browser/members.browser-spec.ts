@@ -1,7 +1,6 @@
 import type { Page } from 'playwright-core';
 import { Dashboard, expectNoHorizontalOverflow, startDashboard } from './browser-harness';
 
-
 /**
  * The dashboard's Members page in Chromium, against the real service: the owner invites a viewer, the token
  * shown once is accepted (as the invitee would, over HTTP), the new member appears, gets another role from the
@@ -16,7 +15,6 @@ describe('Members page in Chromium', () => {
     page.setDefaultTimeout(20_000);
   });
   afterAll(() => dashboard?.close());
-
 
   it('invites, shows the joined member, changes their role and removes them', async () => {
     const errors: string[] = [];

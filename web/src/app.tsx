@@ -125,6 +125,10 @@ export function App() {
                 </a>
               </li>
             ))}
+            <li>
+              {/* The service's own API reference (Swagger UI of openapi.yaml), outside the app. */}
+              <a href="/docs">API reference</a>
+            </li>
           </ul>
         </nav>
         <div className="user">

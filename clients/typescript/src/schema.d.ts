@@ -2802,6 +2802,8 @@ export interface components {
                 start: number;
                 end: number;
                 speaker: string | null;
+                /** @description The word's confidence as the API gives it (`TranscriptWord.confidence`); absent where the recogniser gave none. */
+                confidence?: number;
             }[];
             segments: {
                 /** @description Display label (`Speaker 1`), or null without diarization. */

@@ -121,6 +121,18 @@ describe('json', () => {
     });
   });
 
+  it('carries each word’s confidence as the API returns it, and none where the recogniser gave none', () => {
+    const words = [
+      { word: 'Sure', start: 0, end: 0.4, speaker: null, confidence: 0.913 },
+      { word: 'maybe', start: 0.4, end: 0.9, speaker: null },
+    ];
+    const parsed = JSON.parse(formatJson(transcriptionWith({ words }))) as { words: unknown[] };
+    expect(parsed.words).toEqual([
+      { word: 'Sure', start: 0, end: 0.4, speaker: null, confidence: 0.913 },
+      { word: 'maybe', start: 0.4, end: 0.9, speaker: null },
+    ]);
+  });
+
   it('is pretty-printed and keeps non-ASCII text as UTF-8', () => {
     const json = formatJson(transcriptionWith({ words: wordsFrom('Grüße 🎉', null, 0), completedAt: null }));
     expect(json).toContain('\n  "id": ');

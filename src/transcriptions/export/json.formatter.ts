@@ -20,11 +20,13 @@ export function formatJson(transcription: ExportableTranscription): string {
     createdOn: transcription.createdOn.toISOString(),
     completedAt: transcription.completedAt?.toISOString() ?? null,
     text: view.plainText,
-    words: transcription.words.map(({ word, start, end, speaker }) => ({
+    // The same words the API returns, confidence included where the recogniser gave one.
+    words: transcription.words.map(({ word, start, end, speaker, confidence }) => ({
       word,
       start,
       end,
       speaker: speaker ?? null,
+      ...(confidence !== undefined ? { confidence } : {}),
     })),
     segments: view.paragraphs.map((paragraph) => ({
       speaker: view.label(paragraph.speaker),

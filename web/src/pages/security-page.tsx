@@ -64,36 +64,19 @@ function RequestLog({ apiKey }: { apiKey: ApiKey }) {
       )}
       {entries && entries.length === 0 && <p className="muted">No requests in the log.</p>}
       {entries && entries.length > 0 && (
-        <div className="table-scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Method</th>
-                <th scope="col">Path</th>
-                <th scope="col">Status</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Request id</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((entry) => (
-                <tr key={`${entry.at}-${entry.requestId}`}>
-                  <td>{new Date(entry.at).toLocaleString()}</td>
-                  <td>{entry.method}</td>
-                  <td>
-                    <code>{entry.path}</code>
-                  </td>
-                  <td className={entry.status >= 400 ? 'error' : undefined}>{entry.status}</td>
-                  <td>{entry.durationMs} ms</td>
-                  <td>
-                    <code>{entry.requestId}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ul className="job-list request-log">
+          {entries.map((entry) => (
+            <li key={`${entry.at}-${entry.requestId}`}>
+              <code className="request-line">
+                {entry.method} {entry.path}
+              </code>
+              <span className={entry.status >= 400 ? 'error' : undefined}>{entry.status}</span>
+              <span className="muted">{entry.durationMs} ms</span>
+              <span className="muted">{new Date(entry.at).toLocaleString()}</span>
+              <code className="muted">{entry.requestId}</code>
+            </li>
+          ))}
+        </ul>
       )}
     </section>
   );
@@ -183,47 +166,31 @@ export function SecurityPage() {
         {keys.length === 0 ? (
           <p className="muted">No API keys.</p>
         ) : (
-          <div className="table-scroll">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.map((key) => (
-                  <tr key={key.id}>
-                    <td>{key.name}</td>
-                    <td>
-                      <code>{key.prefix}…</code>
-                    </td>
-                    <td>{date(key.createdAt)}</td>
-                    <td>{date(key.lastUsedAt)}</td>
-                    <td>{date(key.expiresAt)}</td>
-                    <td className="actions">
-                      <button
-                        type="button"
-                        aria-expanded={logged?.id === key.id}
-                        onClick={() => setLogged(logged?.id === key.id ? null : key)}
-                      >
-                        Requests of {key.name}
-                      </button>{' '}
-                      <button type="button" className="danger" onClick={() => void revoke(key)}>
-                        Revoke {key.name}
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ul className="job-list">
+            {keys.map((key) => (
+              <li key={key.id}>
+                <strong>{key.name || 'Unnamed key'}</strong>
+                <code className="key-prefix">{key.prefix}…</code>
+                <span className="muted">{key.scopes.join(', ')}</span>
+                <span className="muted">
+                  created {date(key.createdAt)} · last used {date(key.lastUsedAt)} · expires{' '}
+                  {date(key.expiresAt)}
+                </span>
+                <span className="toolbar">
+                  <button
+                    type="button"
+                    aria-expanded={logged?.id === key.id}
+                    onClick={() => setLogged(logged?.id === key.id ? null : key)}
+                  >
+                    Requests of {key.name}
+                  </button>
+                  <button type="button" className="danger" onClick={() => void revoke(key)}>
+                    Revoke {key.name}
+                  </button>
+                </span>
+              </li>
+            ))}
+          </ul>
         )}
       </section>
       {logged && <RequestLog key={logged.id} apiKey={logged} />}

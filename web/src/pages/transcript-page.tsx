@@ -6,7 +6,13 @@ import { useLiveProgress } from '../components/live-progress';
 import { StatusBadge } from '../components/status-badge';
 import { formatEur } from '../logic/money';
 import { DEFAULT_EXPORT_CONTROLS, ExportControls, exportQuery } from '../logic/playground-fields';
-import { clockTime, isLowConfidence, searchTranscript, speakerLabels } from '../logic/transcript-tools';
+import {
+  clockTime,
+  isLowConfidence,
+  LOW_CONFIDENCE,
+  searchTranscript,
+  speakerLabels,
+} from '../logic/transcript-tools';
 import { activeWordIndex, Paragraph, paragraphs } from '../logic/word-index';
 import { navigate } from '../router';
 import { useClient } from '../session-context';
@@ -348,6 +354,12 @@ export function TranscriptPage({ id }: { id: string }) {
               : failed
                 ? 'No transcript: the job failed.'
                 : 'Not ready yet.'}
+          </p>
+        )}
+        {blocks.some((block) => block.words.some(isLowConfidence)) && (
+          <p className="muted confidence-legend">
+            <span className="legend-sample">Underlined</span> words are ones the recogniser was less
+            than {Math.round(LOW_CONFIDENCE * 100)} % sure of; hover a word for its confidence.
           </p>
         )}
         {blocks.map((block) => (
