@@ -1,6 +1,7 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { requestPath } from '../common/http/request-path';
+import { loggedQuery } from './request-log-query';
 import { ApiKeyRequestLog } from './api-key-request-log.service';
 import type { RequestWithAuth } from '../common/principal/principal';
 
@@ -27,6 +28,7 @@ export class ApiKeyRequestLogMiddleware implements NestMiddleware {
         at,
         method: request.method,
         path: requestPath(request),
+        query: loggedQuery(request.originalUrl),
         status: response.headersSent ? response.statusCode : CLIENT_CLOSED_REQUEST,
         durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e6),
         requestId: typeof request.id === 'string' ? request.id : '',

@@ -11,6 +11,8 @@ export interface ApiKeyRequestEntry {
   at: Date;
   method: string;
   path: string;
+  /** loggedQuery of the request's URL. */
+  query: string;
   status: number;
   durationMs: number;
   requestId: string;
@@ -72,10 +74,10 @@ export class ApiKeyRequestLog implements BeforeApplicationShutdown {
       // unnest: one statement whatever the batch size. Entries of a key deleted meanwhile (its workspace
       // was deleted) are skipped instead of failing the whole batch on the foreign key.
       await this.requests.query(
-        `INSERT INTO api_key_requests (api_key_id, at, method, path, status, duration_ms, request_id)
+        `INSERT INTO api_key_requests (api_key_id, at, method, path, status, duration_ms, request_id, query)
          SELECT r.* FROM unnest($1::uuid[], $2::timestamptz[], $3::varchar[], $4::varchar[], $5::smallint[],
-                                $6::integer[], $7::varchar[])
-                      AS r(api_key_id, at, method, path, status, duration_ms, request_id)
+                                $6::integer[], $7::varchar[], $8::varchar[])
+                      AS r(api_key_id, at, method, path, status, duration_ms, request_id, query)
           WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = r.api_key_id)`,
         [
           batch.map((entry) => entry.apiKeyId),
@@ -85,6 +87,7 @@ export class ApiKeyRequestLog implements BeforeApplicationShutdown {
           batch.map((entry) => entry.status),
           batch.map((entry) => entry.durationMs),
           batch.map((entry) => entry.requestId),
+          batch.map((entry) => entry.query),
         ],
       );
     } catch (error) {
@@ -134,6 +137,7 @@ export class ApiKeyRequestLog implements BeforeApplicationShutdown {
       at: row.at.toISOString(),
       method: row.method,
       path: row.path,
+      query: row.query,
       status: row.status,
       durationMs: row.durationMs,
       requestId: row.requestId,

@@ -30,6 +30,10 @@ export class ApiKeyRequest {
   @Column({ type: 'varchar', length: 512 })
   path: string;
 
+  /** The query string as the log keeps it (loggedQuery: free text never); empty without one. */
+  @Column({ type: 'varchar', length: 512, default: '' })
+  query: string;
+
   @Column({ type: 'smallint' })
   status: number;
 

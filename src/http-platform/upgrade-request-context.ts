@@ -1,4 +1,5 @@
 import { restrictToAllowedNetworks } from '../auth/allowed-networks';
+import { loggedQuery } from '../auth/request-log-query';
 import { assertPermitted } from '../auth/authentication.guard';
 import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
@@ -102,6 +103,7 @@ export class UpgradeRequestContext {
       at: upgrade.at,
       method: request.method ?? 'GET',
       path: new URL(request.url ?? '/', 'http://localhost').pathname,
+      query: loggedQuery(request.url ?? '/'),
       status,
       durationMs: Math.round(Number(process.hrtime.bigint() - upgrade.started) / 1e6),
       requestId: upgrade.requestId,

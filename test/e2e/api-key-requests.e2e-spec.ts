@@ -69,6 +69,29 @@ describe('API key request log, key expiry and speaker names', () => {
       .set({ 'X-API-KEY': key });
     expect(missing.status).toBe(404);
 
+    const searched = await t
+      .http()
+      .get('/v1/transcriptions?search=quarterly%20numbers&limit=5')
+      .set(bearer(key));
+    expect(searched.status).toBe(200);
+
+    const withSearch = await eventually(
+      'the search in the log',
+      async () => {
+        const answer = await logOf(id);
+        return answer.body.data?.length === 3 ? answer : null;
+      },
+      10_000,
+    );
+    expect((withSearch.body.data as LoggedRequest[])[0]).toMatchObject({
+      path: '/v1/transcriptions',
+      query: 'search=*&limit=5',
+    });
+    expect(JSON.stringify(withSearch.body)).not.toContain('quarterly');
+    await t.app
+      .get(DataSource)
+      .query(`DELETE FROM api_key_requests WHERE api_key_id = $1 AND path = '/v1/transcriptions'`, [id]);
+
     const log = await eventually(
       'both requests in the log',
       async () => {
@@ -84,6 +107,8 @@ describe('API key request log, key expiry and speaker names', () => {
       at: expect.any(String),
       method: 'GET',
       path: '/v1/transcriptions/00000000-0000-4000-8000-000000000000',
+      // The query as a setting-looking value is kept (an export's format shows); searched text never is.
+      query: 'cursor=secret-looking',
       status: 404,
       durationMs: expect.any(Number),
       requestId: missing.headers['x-request-id'],
@@ -152,6 +177,7 @@ describe('API key request log, key expiry and speaker names', () => {
       at: new Date(),
       method: 'GET',
       path: '/v1/x',
+      query: '',
       status: 200,
       durationMs: 1,
       requestId: 'r',

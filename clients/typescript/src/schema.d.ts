@@ -1923,6 +1923,14 @@ export interface components {
              * @example /v1/transcriptions
              */
             path: string;
+            /**
+             * @description Extension. The query string (without `?`), empty when there was none. Parameter names are kept; a value
+             *     is kept only when it reads as a setting (letters, digits and `_.:,+-`, at most 64 characters): the
+             *     values of `search` and `q`, and any value with other characters, are `*`, so searched text never
+             *     enters the log.
+             * @example format=srt&max_lines=2
+             */
+            query: string;
             /** @description The answer's status; 499 when the client went away before an answer was sent. */
             status: number;
             /** @description From the request's arrival to the end of the answer, in milliseconds. */

@@ -69,6 +69,7 @@ function RequestLog({ apiKey }: { apiKey: ApiKey }) {
             <li key={`${entry.at}-${entry.requestId}`}>
               <code className="request-line">
                 {entry.method} {entry.path}
+                {entry.query ? `?${entry.query}` : ''}
               </code>
               <span className={entry.status >= 400 ? 'error' : undefined}>{entry.status}</span>
               <span className="muted">{entry.durationMs} ms</span>
