@@ -386,6 +386,9 @@ describe('Workspace members, roles and invitations', () => {
     expect((memberList.body.data as Array<{ id: string }>).map((k) => k.id)).toEqual([readOnly.body.data.id]);
     const notTheirs = await t.http().delete(`/v1/api-keys/${fenced.body.data.id}`).set(member.token);
     expect(notTheirs.status).toBe(404);
+    const notTheirLog = await t.http().get(`/v1/api-keys/${fenced.body.data.id}/requests`).set(member.token);
+    expectMatchesSpec(notTheirLog, 'listApiKeyRequests');
+    expect(notTheirLog.status).toBe(404);
     const ownerList = await t.http().get('/v1/api-keys').set(session);
     expect((ownerList.body.data as Array<{ id: string }>).map((k) => k.id)).toEqual(
       expect.arrayContaining([readOnly.body.data.id, fenced.body.data.id]),
