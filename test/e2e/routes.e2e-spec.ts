@@ -17,6 +17,8 @@ const SIGN_IN_OPERATIONS = new Map([
   ['signup', 404],
   ['refreshSession', 401],
   ['logout', 204],
+  // Public (an invitation's token and a password make the credential): an empty body is 422.
+  ['acceptInvitation', 422],
 ]);
 
 describe('Routes', () => {

@@ -18,7 +18,7 @@ interface Capture {
   socket: WebSocket;
   stream: MediaStream;
   context: AudioContext;
-  processor: ScriptProcessorNode;
+  processor: AudioWorkletNode;
 }
 
 /**
@@ -77,16 +77,21 @@ export function LivePage() {
         `openai-insecure-api-key.${secret.value}`,
       ]);
       const context = new AudioContext({ sampleRate: SAMPLE_RATE });
-      // ScriptProcessorNode: runs on the page's own script (an AudioWorklet module would need a separate file
-      // under the page's script-src); one frame every ~170 ms is light.
-      const processor = context.createScriptProcessor(FRAME, 1, 1);
+      // An AudioWorklet on the audio thread (web/public/pcm-capture-worklet.js, served beside the app) posts one
+      // frame of FRAME samples every ~170 ms.
+      await context.audioWorklet.addModule(`${BASE}/pcm-capture-worklet.js`);
+      const processor = new AudioWorkletNode(context, 'pcm-capture', {
+        numberOfInputs: 1,
+        numberOfOutputs: 0,
+        channelCount: 1,
+        processorOptions: { frameSize: FRAME },
+      });
       capture.current = { socket, stream, context, processor };
       socket.addEventListener('message', (message: MessageEvent<string>) => {
         const event = JSON.parse(message.data) as { type: string } & Record<string, unknown>;
         dispatch(event);
         if (event.type === 'session.created') {
           context.createMediaStreamSource(stream).connect(processor);
-          processor.connect(context.destination);
           setPhase('listening');
         }
       });
@@ -98,9 +103,9 @@ export function LivePage() {
         setPhase('saving');
         void stored(transcriptionIdRef.current).finally(() => setPhase('done'));
       });
-      processor.onaudioprocess = (event) => {
+      processor.port.onmessage = (message: MessageEvent<Float32Array>) => {
         if (socket.readyState !== WebSocket.OPEN) return;
-        const audio = base64(pcm16(event.inputBuffer.getChannelData(0)));
+        const audio = base64(pcm16(message.data));
         socket.send(JSON.stringify({ type: 'input_audio_buffer.append', audio }));
       };
     } catch (caught) {
@@ -120,6 +125,7 @@ export function LivePage() {
     if (!current) return;
     setPhase('finishing');
     // No more audio; the utterance being spoken is committed, and its text awaited before closing.
+    current.processor.port.onmessage = null;
     current.processor.disconnect();
     current.stream.getTracks().forEach((track) => track.stop());
     if (current.socket.readyState === WebSocket.OPEN) {
@@ -196,6 +202,7 @@ export function LivePage() {
 
 function release(capture: Capture | null, closeSocket: boolean): void {
   if (!capture) return;
+  capture.processor.port.onmessage = null;
   capture.processor.disconnect();
   capture.stream.getTracks().forEach((track) => track.stop());
   void capture.context.close().catch(() => undefined);
