@@ -25,15 +25,15 @@ interface JwtClaims {
 /** How far ahead of this machine's clock a token's `iat` may be (the issuer's clock may run a little fast). */
 export const ISSUED_AT_SKEW_SECONDS = 60;
 
+/** The user's role in the active workspace: null when the user is no (longer a) member of it. */
+const MEMBER_ROLE = `(SELECT member.role FROM workspace_members member
+  WHERE member.workspace_id = "user"."active_workspace_id" AND member.user_id = "user"."id")`;
+
 /**
  * A dashboard sign-in (`sid`: its refresh-token family) is live while a token of the family is not revoked:
  * sign-out, a detected replay and a new password revoke the whole family at once (SessionService,
  * UserPasswordService). Asked in the same statement as the user, so it adds no round trip.
  */
-/** The user's role in the active workspace: null when the user is no (longer a) member of it. */
-const MEMBER_ROLE = `(SELECT member.role FROM workspace_members member
-  WHERE member.workspace_id = "user"."active_workspace_id" AND member.user_id = "user"."id")`;
-
 const SESSION_LIVE = `EXISTS (SELECT 1 FROM refresh_tokens token WHERE token.family_id = :sessionId
   AND token.user_id = "user"."id" AND token.revoked_on IS NULL)`;
 

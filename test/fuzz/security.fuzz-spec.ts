@@ -51,12 +51,27 @@ describe('Tenant isolation on every resource route (generated from openapi.yaml)
         .set(bearer(t.issueToken(a.userId)))
         .send({ name: 'A key' })
     ).body.data.id;
+    // A's owner (a member of A only), an invitation of A, and A itself (a workspace B's user may not switch to).
+    ofA.members = a.userId;
+    ofA.invitations = (
+      await t
+        .http()
+        .post('/v1/workspace/invitations')
+        .set(bearer(a.apiKey))
+        .send({ email: `invited-to-a-${Date.now()}@example.com`, role: 'viewer' })
+    ).body.data.id;
+    ofA.workspaces = a.workspaceId;
   });
-  /** API keys are managed in a user session only (a key cannot mint keys): an API key is refused there with 403. */
-  const sessionOnly = (path: string) => collection(path) === 'api-keys';
+  /**
+   * API keys are managed in a user session only (a key cannot mint keys), and only a signed-in user switches
+   * workspaces: an API key is refused there with 403.
+   */
+  const sessionOnly = (path: string) => ['api-keys', 'workspaces'].includes(collection(path));
   afterAll(() => t.close());
 
-  const collection = (path: string) => path.split('/')[2];
+  /** The collection a path names: `/v1/workspace/members/{id}` is the members of the caller's workspace. */
+  const collection = (path: string) =>
+    path.startsWith('/v1/workspace/') ? path.split('/')[3] : path.split('/')[2];
   const idRoutes = specRoutes().filter((route) => route.path.includes('{id}'));
   const listRoutes = specRoutes().filter(
     (route) =>
@@ -67,10 +82,25 @@ describe('Tenant isolation on every resource route (generated from openapi.yaml)
 
   it('the route list has resource routes of every collection', () => {
     expect(new Set(idRoutes.map((route) => collection(route.path)))).toEqual(
-      new Set(['transcriptions', 'vocabularies', 'webhooks', 'api-keys']),
+      new Set([
+        'transcriptions',
+        'vocabularies',
+        'webhooks',
+        'api-keys',
+        'members',
+        'invitations',
+        'workspaces',
+      ]),
     );
     expect(listRoutes.map((route) => route.operationId).sort()).toEqual(
-      ['listTranscriptions', 'listVocabularies', 'listWebhooks', 'listApiKeys'].sort(),
+      [
+        'listTranscriptions',
+        'listVocabularies',
+        'listWebhooks',
+        'listApiKeys',
+        'listMembers',
+        'listInvitations',
+      ].sort(),
     );
   });
 
@@ -87,6 +117,7 @@ describe('Tenant isolation on every resource route (generated from openapi.yaml)
       const bodies: Record<string, unknown> = {
         updateVocabulary: { name: 'taken over', words: ['Mallory'] },
         updateTranscription: { speakerNames: { SPEAKER_00: 'Mallory' } },
+        updateMember: { role: 'viewer' },
       };
       for (const { credential, apiKey } of [
         { credential: bearer(b.apiKey), apiKey: true },
@@ -114,7 +145,14 @@ describe('Tenant isolation on every resource route (generated from openapi.yaml)
         .http()
         .get(route.path.replace('{id}', id).replace(/\/(status|events|export|audio|search)$/, ''))
         .set(bearer(a.apiKey));
-      if (sessionOnly(route.path)) {
+      if (route.path.startsWith('/v1/workspaces/')) {
+        // B's user did not join A by trying to switch to it.
+        const mine = await t
+          .http()
+          .get('/v1/workspaces')
+          .set(bearer(t.issueToken(b.userId)));
+        expect(mine.body.data.map((item: { id: string }) => item.id)).not.toContain(id);
+      } else if (sessionOnly(route.path)) {
         const list = await t
           .http()
           .get('/v1/api-keys')
@@ -123,6 +161,15 @@ describe('Tenant isolation on every resource route (generated from openapi.yaml)
       } else if (route.path.startsWith('/v1/webhooks')) {
         const list = await t.http().get('/v1/webhooks').set(bearer(a.apiKey));
         expect(list.body.data.map((hook: { id: string }) => hook.id)).toContain(id);
+      } else if (route.path.startsWith('/v1/workspace/invitations')) {
+        const list = await t.http().get('/v1/workspace/invitations').set(bearer(a.apiKey));
+        const invitation = (list.body.data as Array<{ id: string; status: string }>).find(
+          (item) => item.id === id,
+        );
+        expect(invitation?.status).toBe('pending');
+      } else if (route.path.startsWith('/v1/workspace/members')) {
+        expect(owner.status).toBe(200);
+        expect(owner.body.data.role).toBe('owner');
       } else {
         expect(owner.status).toBe(200);
         if (route.path.startsWith('/v1/vocabularies')) expect(owner.body.data.name).toBe('A words');
