@@ -228,6 +228,7 @@ describe('Workspace members, roles and invitations', () => {
       .patch(`/v1/workspace/members/${admin.userId}`)
       .set(session)
       .send({ role: 'owner' });
+    expectMatchesSpec(promoted, 'updateMember');
     expect(promoted.status).toBe(200);
     expect(promoted.body.data.role).toBe('owner');
     const stepDown = await t

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { User } from '../../account/user.entity';
-import { AuditActor, AuditLog } from '../../audit/audit-log.service';
+import { AuditLog } from '../../audit/audit-log.service';
 import { missingPermission } from '../authentication.guard';
 import { ApiKey } from '../api-key.entity';
 import { Role, roleManageable } from '../../common/principal/permission-table';
@@ -47,17 +47,9 @@ export class MembersService {
   }
 
   /** A member, with the live API keys they created (they stay when the member leaves; admins revoke them). */
-  async get(
-    workspaceId: string,
-    userId: string,
-  ): Promise<MemberView & { apiKeys: Schema<'MemberApiKey'>[] }> {
-    const [row] = await this.dataSource.query<MemberRow[]>(
-      `${MEMBER_SELECT} WHERE member.workspace_id = $1 AND member.user_id = $2`,
-      [workspaceId, userId],
-    );
-    if (!row) throw ProblemException.notFound('The member');
+  async get(workspaceId: string, userId: string): Promise<Schema<'MemberDetail'>> {
     return {
-      ...toMemberView(row),
+      ...(await this.member(workspaceId, userId)),
       apiKeys: await this.keysCreatedBy(this.dataSource.manager, workspaceId, userId),
     };
   }
@@ -83,7 +75,7 @@ export class MembersService {
         after: { role },
       });
     });
-    return (await this.get(principal.workspaceId, userId)) satisfies MemberView;
+    return this.member(principal.workspaceId, userId);
   }
 
   /** Removes a member (`member.removed`), or the caller itself (`member.left`, no permission needed). */
@@ -114,6 +106,16 @@ export class MembersService {
         details: { apiKeysKept: keys.map((key) => key.id) },
       });
     });
+  }
+
+  /** One member as `listMembers` shows them (updateMember's answer: no keys). */
+  private async member(workspaceId: string, userId: string): Promise<MemberView> {
+    const [row] = await this.dataSource.query<MemberRow[]>(
+      `${MEMBER_SELECT} WHERE member.workspace_id = $1 AND member.user_id = $2`,
+      [workspaceId, userId],
+    );
+    if (!row) throw ProblemException.notFound('The member');
+    return toMemberView(row);
   }
 
   async listInvitations(workspaceId: string): Promise<InvitationView[]> {
@@ -369,5 +371,3 @@ function newToken(): string {
 function expiry(): Date {
   return new Date(Date.now() + INVITATION_TTL_DAYS * 86_400_000);
 }
-
-export type { AuditActor };
