@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { Dashboard, expectNoHorizontalOverflow, startDashboard } from './browser-harness';
+import { Dashboard, expectNoHorizontalOverflow, signInAt, startDashboard } from './browser-harness';
 
 const WIDTHS = [1280, 360];
 
@@ -20,10 +20,7 @@ describe('Audit page in Chromium', () => {
   afterAll(() => dashboard?.close());
 
   it('shows this session’s acts, filters and pages them, exports what the filters select, and fits 1280 and 360 px', async () => {
-    await page.goto(`${dashboard.baseUrl}/app/settings/security`);
-    await page.getByLabel('Email').fill(dashboard.email);
-    await page.getByLabel('Password').fill(dashboard.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAt(page, dashboard, '/settings/security');
 
     // Two acts through the dashboard itself: a key made, then revoked.
     await page.getByLabel('Key name').fill('audited key');

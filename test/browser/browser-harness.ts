@@ -142,3 +142,11 @@ export async function expectNoHorizontalOverflow(page: Page, width: number): Pro
     beyond: 0,
   });
 }
+
+/** Opens `/app<route>` and signs in there as the dashboard's user (the sign-in form the app shows first). */
+export async function signInAt(page: Page, dashboard: Dashboard, route: string): Promise<void> {
+  await page.goto(`${dashboard.baseUrl}/app${route}`);
+  await page.getByLabel('Email').fill(dashboard.email);
+  await page.getByLabel('Password').fill(dashboard.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}

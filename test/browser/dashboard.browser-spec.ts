@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { verifyWebhook } from '../../clients/typescript/src';
-import { Dashboard, startDashboard } from './browser-harness';
+import { Dashboard, signInAt as signInDashboard, startDashboard } from './browser-harness';
 
 const run = promisify(execFile);
 
@@ -45,12 +45,7 @@ describe('Dashboard in Chromium', () => {
   afterAll(() => dashboard?.close());
 
   /** Opens the app at `path` (under /app) and signs in there, as the dashboard's user. */
-  async function signInAt(path: string): Promise<void> {
-    await page.goto(`${dashboard.baseUrl}/app${path}`);
-    await page.getByLabel('Email').fill(dashboard.email);
-    await page.getByLabel('Password').fill(dashboard.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }
+  const signInAt = (path: string): Promise<void> => signInDashboard(page, dashboard, path);
 
   it('serves the app at /app: index.html for client routes (revalidated), hashed assets cached, its own CSP', async () => {
     const route = await fetch(`${dashboard.baseUrl}/app/transcriptions/00000000-0000-4000-8000-000000000000`);

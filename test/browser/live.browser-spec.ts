@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { testAudio } from '../support/shared-paths';
-import { Dashboard, startDashboard } from './browser-harness';
+import { Dashboard, signInAt, startDashboard } from './browser-harness';
 
 const GO_FORWARD = testAudio('pocketsphinx/goforward.wav'); // 2.8 s: "go forward ten meters"
 
@@ -54,10 +54,7 @@ describe('Dashboard Live page in Chromium (fake microphone)', () => {
     page.on('response', (response) => {
       if (response.status() >= 400) consoleErrors.push(`${response.status()} ${response.url()}`);
     });
-    await page.goto(`${dashboard.baseUrl}/app/live`);
-    await page.getByLabel('Email').fill(dashboard.email);
-    await page.getByLabel('Password').fill(dashboard.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAt(page, dashboard, '/live');
     await page.getByRole('heading', { name: 'Live', level: 1 }).waitFor();
 
     await page.getByRole('button', { name: 'Start' }).click();

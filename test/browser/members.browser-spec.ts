@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { Dashboard, expectNoHorizontalOverflow, startDashboard } from './browser-harness';
+import { Dashboard, expectNoHorizontalOverflow, signInAt, startDashboard } from './browser-harness';
 
 /**
  * The dashboard's Members page in Chromium, against the real service: the owner invites a viewer, the token
@@ -19,10 +19,7 @@ describe('Members page in Chromium', () => {
   it('invites, shows the joined member, changes their role and removes them', async () => {
     const errors: string[] = [];
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
-    await page.goto(`${dashboard.baseUrl}/app/settings/members`);
-    await page.getByLabel('Email').fill(dashboard.email);
-    await page.getByLabel('Password').fill(dashboard.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAt(page, dashboard, '/settings/members');
     await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor();
     await page.getByText(dashboard.email, { exact: true }).first().waitFor();
 

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { Dashboard, expectNoHorizontalOverflow, startDashboard } from './browser-harness';
+import { Dashboard, expectNoHorizontalOverflow, signInAt, startDashboard } from './browser-harness';
 
 /**
  * The Security page in Chromium (issue 35 item 10): with keys of long names and a request log open, nothing is
@@ -17,10 +17,7 @@ describe('Security page in Chromium', () => {
   afterAll(() => dashboard?.close());
 
   it('fits 1280 and 360 px with its controls whole, and links to the API reference', async () => {
-    await page.goto(`${dashboard.baseUrl}/app/settings/security`);
-    await page.getByLabel('Email').fill(dashboard.email);
-    await page.getByLabel('Password').fill(dashboard.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAt(page, dashboard, '/settings/security');
     const names = ['Nightly batch export for the compliance archive of the EMEA region', 'ci'];
     for (const name of names) {
       await page.getByLabel('Key name').fill(name);
