@@ -56,16 +56,11 @@ export class MembersService {
 
   async changeRole(principal: Principal, userId: string, role: Role): Promise<MemberView> {
     await this.dataSource.transaction(async (tx) => {
-      const owners = await lockOwners(tx, principal.workspaceId);
-      const target = await tx.findOne(WorkspaceMember, {
-        where: { workspaceId: principal.workspaceId, userId },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!target) throw ProblemException.notFound('The member');
+      const { target, soleOwner } = await lockForChange(tx, principal.workspaceId, userId);
       this.assertMayManage(principal, target.role);
       this.assertMayManage(principal, role);
       if (target.role === role) return;
-      if (target.role === 'owner' && owners.length <= 1) throw lastOwner('demoted');
+      if (soleOwner) throw lastOwner('demoted');
       await tx.update(WorkspaceMember, { workspaceId: principal.workspaceId, userId }, { role });
       await this.audit.record(tx, {
         principal,
@@ -82,14 +77,9 @@ export class MembersService {
   async remove(principal: Principal, userId: string): Promise<void> {
     const leaving = principal.userId === userId;
     await this.dataSource.transaction(async (tx) => {
-      const owners = await lockOwners(tx, principal.workspaceId);
-      const target = await tx.findOne(WorkspaceMember, {
-        where: { workspaceId: principal.workspaceId, userId },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!target) throw ProblemException.notFound('The member');
+      const { target, soleOwner } = await lockForChange(tx, principal.workspaceId, userId);
       if (!leaving) this.assertMayManage(principal, target.role);
-      if (target.role === 'owner' && owners.length <= 1) throw lastOwner(leaving ? 'leave' : 'removed');
+      if (soleOwner) throw lastOwner(leaving ? 'leave' : 'removed');
       await tx.delete(WorkspaceMember, { workspaceId: principal.workspaceId, userId });
       // The user acts in another workspace of theirs from now on, or in none.
       await tx.query(
@@ -320,13 +310,25 @@ function toMemberView(row: MemberRow): MemberView {
   };
 }
 
-/** The workspace's owners, locked: of two changes that would each leave one owner, the second sees the first. */
-async function lockOwners(tx: EntityManager, workspaceId: string): Promise<string[]> {
-  const rows = await tx.query<Array<{ user_id: string }>>(
+/**
+ * A member about to be changed or removed, locked with the workspace's owners: of two changes that would each
+ * leave one owner, the second sees the first. `soleOwner`: the member is the workspace's only owner.
+ */
+async function lockForChange(
+  tx: EntityManager,
+  workspaceId: string,
+  userId: string,
+): Promise<{ target: WorkspaceMember; soleOwner: boolean }> {
+  const owners = await tx.query<Array<{ user_id: string }>>(
     `SELECT user_id FROM workspace_members WHERE workspace_id = $1 AND role = 'owner' ORDER BY user_id FOR UPDATE`,
     [workspaceId],
   );
-  return rows.map((row) => row.user_id);
+  const target = await tx.findOne(WorkspaceMember, {
+    where: { workspaceId, userId },
+    lock: { mode: 'pessimistic_write' },
+  });
+  if (!target) throw ProblemException.notFound('The member');
+  return { target, soleOwner: target.role === 'owner' && owners.length <= 1 };
 }
 
 function lastOwner(what: 'demoted' | 'removed' | 'leave'): ProblemException {
