@@ -15,9 +15,10 @@ const base = {
   transform: {
     '^.+\\.ts$': tsJest,
     // ESM-only packages, turned into CommonJS for Jest (see the transformer).
-    '/node_modules/@nestjs/terminus/.+\\.js$': '<rootDir>/test/support/esm-package-transform.js',
+    '/node_modules/(@nestjs/terminus|openid-client|oauth4webapi|jose)/.+\\.js$':
+      '<rootDir>/test/support/esm-package-transform.js',
   },
-  transformIgnorePatterns: ['/node_modules/(?!@nestjs/terminus/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs/terminus|openid-client|oauth4webapi|jose)/)'],
 };
 module.exports = {
   // Jest's summary, then each project's time and counts and every skipped test by name (.ci/run shows them).

@@ -3,6 +3,7 @@ import { AdminConfig } from './admin/admin.config';
 import { AuditConfig } from './audit/audit.config';
 import { AuthConfig } from './auth/auth.config';
 import { DashboardSessionConfig } from './auth/session/dashboard-session.config';
+import { SsoConfig } from './auth/sso/sso.config';
 import { BillingConfig } from './billing/billing.config';
 import { HttpConfig } from './common/http/http.config';
 import { RateLimitConfig } from './common/http/rate-limit.config';
@@ -38,6 +39,7 @@ export const APP_CONFIG_SLICES: readonly ConfigSlice[] = [
   RateLimitConfig,
   AuthConfig,
   DashboardSessionConfig,
+  SsoConfig,
   AuditConfig,
   AccountConfig,
   StorageConfig,

@@ -30,9 +30,7 @@ export const AUDIT_ACTION_GROUPS = {
     'transcription.audio_downloaded',
     // The audit log itself (src/audit).
     'audit_log.exported',
-  ],
-  /** Members, invitations, roles and single sign-on (written by the enterprise workspace code), and others to come. */
-  reserved: [
+    // Members and invitations (src/auth/members).
     'member.invited',
     'member.joined',
     'member.role_changed',
@@ -40,11 +38,15 @@ export const AUDIT_ACTION_GROUPS = {
     'member.left',
     'invitation.revoked',
     'invitation.resent',
-    'workspace.ownership_transferred',
+    // Single sign-on (src/auth/sso) and the break-glass password sign-in where it is required.
     'sso.settings_changed',
     'sso.sign_in',
     'sso.sign_in_failed',
     'auth.break_glass_sign_in',
+  ],
+  /** Named now, written when their code lands (an owner's own transfer, key scope changes, client secrets). */
+  reserved: [
+    'workspace.ownership_transferred',
     'api_key.scopes_changed',
     // A realtime client secret minted (src/realtime/client-secrets): left for the client-secret changes.
     'realtime.client_secret_created',
@@ -91,7 +93,8 @@ export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 
 /**
  * How the actor authenticated the act: a dashboard `session` (JWT), an `api_key`, a realtime `client_secret`,
- * a `password` or `refresh_token` (the sign-in routes themselves), the operator's `cli`, or `sso` (reserved).
+ * a `password` or `refresh_token` (the sign-in routes themselves), the operator's `cli`, or `sso` (a sign-in through
+ * single sign-on).
  */
 export const AUDIT_CREDENTIALS = [
   'session',

@@ -12,6 +12,7 @@ import { bearerCredential } from './authorization-header';
 import { Principal } from '../common/principal/principal';
 import { SessionCookies } from './session/session-cookies';
 import { isRole, permissionsOfRole, Role } from '../common/principal/permission-table';
+import { actingWorkspaceSql, ssoRequiredRefusesSql } from './sso/sso-sign-in-rules';
 
 export const JWT_STRATEGY = 'jwt';
 
@@ -25,9 +26,15 @@ interface JwtClaims {
 /** How far ahead of this machine's clock a token's `iat` may be (the issuer's clock may run a little fast). */
 export const ISSUED_AT_SKEW_SECONDS = 60;
 
-/** The user's role in the active workspace: null when the user is no (longer a) member of it. */
+/** The workspace the sign-in acts in: its SSO workspace, else the user's active one (sso-sign-in-rules.ts). */
+const ACTING_WORKSPACE = actingWorkspaceSql('"user"."id"', '"user"."active_workspace_id"');
+
+/** The user's role in the acting workspace: null when the user is no (longer a) member of it. */
 const MEMBER_ROLE = `(SELECT member.role FROM workspace_members member
-  WHERE member.workspace_id = "user"."active_workspace_id" AND member.user_id = "user"."id")`;
+  WHERE member.workspace_id = ${ACTING_WORKSPACE} AND member.user_id = "user"."id")`;
+
+/** Whether the acting workspace requires SSO and this sign-in did not come through it (owners excepted). */
+const SSO_REFUSED = ssoRequiredRefusesSql(ACTING_WORKSPACE, MEMBER_ROLE);
 
 /**
  * A dashboard sign-in (`sid`: its refresh-token family) is live while a token of the family is not revoked:
@@ -86,7 +93,10 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     if (claims.sid !== undefined && (typeof claims.sid !== 'string' || !isUuid(claims.sid))) {
       throw new ProblemException('invalid-token', 'The token session (`sid`) is not a session id.');
     }
-    const { user, sessionLive, role } = await this.userAndSession(claims.sub, claims.sid);
+    const { user, sessionLive, role, workspaceId, ssoRefused, viaSso } = await this.userAndSession(
+      claims.sub,
+      claims.sid,
+    );
     if (!user)
       throw new ProblemException('user-not-found', 'The user this token was issued for no longer exists.');
     if (!sessionLive) {
@@ -97,11 +107,18 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     }
     // Membership is read on every request: a member removed (or whose role changed) is refused (or held to
     // the new role) from the next request on, whatever tokens they hold.
-    if (!user.activeWorkspaceId || role === null) {
+    if (!workspaceId || role === null) {
       throw new ProblemException('forbidden', 'The user is not a member of any workspace.');
     }
+    if (ssoRefused) {
+      throw new ProblemException(
+        'sso-required',
+        "This workspace requires single sign-on: sign in through your company's identity provider.",
+      );
+    }
     return {
-      workspaceId: user.activeWorkspaceId,
+      workspaceId,
+      ...(viaSso ? { viaSso: true } : {}),
       userId: user.id,
       credential: 'jwt',
       rateLimitKey: `user:${user.id}`,
@@ -118,22 +135,38 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   private async userAndSession(
     userId: string,
     sessionId: string | undefined,
-  ): Promise<{ user: User | null; sessionLive: boolean; role: Role | null }> {
+  ): Promise<{
+    user: User | null;
+    sessionLive: boolean;
+    role: Role | null;
+    workspaceId: string | null;
+    ssoRefused: boolean;
+    viaSso: boolean;
+  }> {
     const query = this.users
       .createQueryBuilder('user')
       .where('user.id = :userId', { userId })
       .addSelect(MEMBER_ROLE, 'member_role')
+      .addSelect(ACTING_WORKSPACE, 'acting_workspace')
+      .addSelect(SSO_REFUSED, 'sso_refused')
+      .addSelect('EXISTS (SELECT 1 FROM sso_sign_ins own WHERE own.family_id = :sessionId)', 'via_sso')
       .addSelect(sessionId === undefined ? 'true' : SESSION_LIVE, 'session_live')
       .setParameter('sessionId', sessionId ?? null);
     const { entities, raw } = await query.getRawAndEntities<{
       session_live: boolean;
       member_role: unknown;
+      acting_workspace: string | null;
+      sso_refused: boolean;
+      via_sso: boolean;
     }>();
     const memberRole = raw[0]?.member_role;
     return {
       user: entities[0] ?? null,
       sessionLive: raw[0]?.session_live === true,
       role: isRole(memberRole) ? memberRole : null,
+      workspaceId: raw[0]?.acting_workspace ?? null,
+      ssoRefused: raw[0]?.sso_refused === true,
+      viaSso: raw[0]?.via_sso === true,
     };
   }
 }

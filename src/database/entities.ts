@@ -12,6 +12,9 @@ import { TranscriptionTombstone } from '../transcriptions/transcription-tombston
 import { Transcription } from '../transcriptions/transcription.entity';
 import { WorkspaceInvitation } from '../auth/members/workspace-invitation.entity';
 import { WorkspaceMember } from '../auth/members/workspace-member.entity';
+import { SsoConnection } from '../auth/sso/sso-connection.entity';
+import { SsoIdentity } from '../auth/sso/sso-identity.entity';
+import { SsoSignIn } from '../auth/sso/sso-sign-in.entity';
 import { Vocabulary } from '../vocabularies/vocabulary.entity';
 import { OutboxEvent } from '../webhooks/outbox-event.entity';
 import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
@@ -37,4 +40,7 @@ export const ENTITIES = [
   AuditEvent,
   WorkspaceMember,
   WorkspaceInvitation,
+  SsoConnection,
+  SsoIdentity,
+  SsoSignIn,
 ];

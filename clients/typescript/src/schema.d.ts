@@ -126,6 +126,7 @@ export interface paths {
          *     |---|---|---|
          *     | `invalid-credentials` | 401 | unknown email, wrong password, or a user without a password |
          *     | `forbidden` | 403 | right password, but the user belongs to no workspace |
+         *     | `sso-required` | 403 | right password, but every workspace of the user requires single sign-on and the user owns none of them (an owner's password sign-in there is the break-glass path, audited `auth.break_glass_sign_in`); the active workspace becomes the first that admits a password |
          *     | `validation` | 422 | `email` or `password` missing or not a string |
          *     | `rate-limit` | 429 | this client must wait after its failed sign-ins, or an account or IP ceiling is reached (`Retry-After`), or the per-IP request limit |
          */
@@ -220,6 +221,72 @@ export interface paths {
          *     header or as the `stt_session` cookie (401 `invalid-token`); the user's other sign-ins go on.
          */
         post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start a sign-in through a workspace's single sign-on
+         * @description Extension. Sends the browser (302) to the workspace's OpenID provider: the authorization code flow with
+         *     PKCE (`S256`), a random `state` and `nonce`, scopes `openid email profile offline_access`, the callback
+         *     `<PUBLIC_URL>/v1/auth/sso/callback`. The login's state, nonce and PKCE verifier travel sealed
+         *     (AES-256-GCM) in the `stt_sso` cookie (`HttpOnly; SameSite=Lax; Path=/v1/auth/sso/callback`, 10 minutes;
+         *     `Secure` and `__Secure-` prefixed where the session cookies are), so only the browser that started a
+         *     login can finish it. The link is the `signInUrl` of `getSsoConnection`.
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `validation` | 422 | `workspace` missing or not a UUID |
+         *     | `not-found` | 404 | the workspace has no single sign-on |
+         *     | `service-unavailable` | 503 | the provider's discovery document could not be read |
+         */
+        get: operations["startSsoSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's redirect back after a single sign-on
+         * @description Extension. Where the provider sends the browser back (`code`, `state`, `iss`, or `error`). The `state`
+         *     must be the one sealed in this browser's `stt_sso` cookie (cleared here whatever happens); the code is
+         *     exchanged with the PKCE verifier and the client secret, and the ID token verified against the issuer's
+         *     published keys (signature, issuer, audience, expiry, nonce) by `openid-client`. The provider must vouch
+         *     for the email (`email_verified: true`), whose domain must be one of `allowedDomains`. The user is the
+         *     one the provider's (issuer, subject) was linked to, else the user with that email (then linked), else
+         *     a new user without a password; a user who is not a member joins with `defaultRole` (just-in-time,
+         *     audited `member.joined`). The sign-in (`sso.sign_in`) acts in this workspace only, whatever the user's
+         *     active workspace, and each of its refreshes asks the provider first (`refreshSession`).
+         *
+         *     Answers a 303 either way, to the dashboard: `/app/` signed in (the cookies of `login`), or
+         *     `/app/?sso_error=<reason>` refused (audited `sso.sign_in_failed` when the workspace is known), where
+         *     `<reason>` is `state` (no login of this browser waits for this answer: a wrong, replayed or expired
+         *     state, or no `stt_sso` cookie), `not-configured`, `provider` (the provider refused, e.g. a replayed
+         *     code or a cancelled login, or could not be reached), `token` (the ID token did not verify, e.g. signed
+         *     by a key the issuer does not publish), `email-unverified` or `email-domain`.
+         */
+        get: operations["completeSsoSignIn"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -398,6 +465,57 @@ export interface paths {
          *     | `validation` | 422 | `role` not one of owner, admin, member, viewer |
          */
         patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/v1/workspace/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the workspace's single sign-on
+         * @description Extension. The workspace's OpenID provider setting, never its client secret; `callbackUrl` is what to
+         *     register at the provider and `signInUrl` the link members sign in with. Owners only (`sso:manage`): the
+         *     provider decides who is whom in the workspace.
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `not-found` | 404 | the workspace has no single sign-on |
+         */
+        get: operations["getSsoConnection"];
+        /**
+         * Set the workspace's single sign-on
+         * @description Extension. Replaces the setting. The issuer's discovery document is read first, with this client
+         *     (`<issuer>/.well-known/openid-configuration`): a wrong issuer is refused now, not at the first sign-in.
+         *     The issuer must be `https` on a public address unless the operator set `SSO_ALLOW_PRIVATE_ISSUERS=true`
+         *     (a provider on the operator's own network), and the service must know its `PUBLIC_URL`. The client
+         *     secret is stored encrypted (AES-256-GCM, a key derived from `JWT_SECRET`); left out, the stored one is
+         *     kept. `ssoRequired: true` refuses password sign-in for members (`sso-required`), owners excepted: their
+         *     password sign-in is the audited break-glass path. Audited `sso.settings_changed` with the settings
+         *     before and after (never the secret).
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `validation` | 422 | a field is invalid, the issuer is not allowed or its discovery failed, no secret is given or stored, or `PUBLIC_URL` is not set |
+         */
+        put: operations["putSsoConnection"];
+        post?: never;
+        /**
+         * Remove the workspace's single sign-on
+         * @description Extension. Removes the setting and ends every sign-in made through it at once (their next request is
+         *     401 `invalid-token`). Members keep their membership; those without a password set one through an
+         *     invitation. Audited `sso.settings_changed`.
+         *
+         *     | Slug | Status | When |
+         *     |---|---|---|
+         *     | `not-found` | 404 | the workspace has no single sign-on |
+         */
+        delete: operations["deleteSsoConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/workspace/membership": {
@@ -1728,6 +1846,50 @@ export interface components {
          * @enum {string}
          */
         Role: "owner" | "admin" | "member" | "viewer";
+        SsoConnection: {
+            /** Format: uri */
+            issuer: string;
+            clientId: string;
+            /**
+             * @description A secret is stored (it is never answered).
+             * @constant
+             */
+            clientSecretSet: true;
+            allowedDomains: string[];
+            /**
+             * @description The role of a member who joins at their first sign-in.
+             * @enum {string}
+             */
+            defaultRole: "admin" | "member" | "viewer";
+            ssoRequired: boolean;
+            /** @description The redirect URI to register at the provider (`<PUBLIC_URL>/v1/auth/sso/callback`). */
+            callbackUrl: string;
+            /** @description The link members sign in with (`startSsoSignIn` for this workspace). */
+            signInUrl: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        PutSsoConnectionRequest: {
+            /**
+             * Format: uri
+             * @example https://login.example.com/realms/acme
+             */
+            issuer: string;
+            clientId: string;
+            /** @description Left out, the stored secret is kept (refused when there is none). */
+            clientSecret?: string;
+            /** @description The email domains that may sign in (compared in lower case). */
+            allowedDomains: string[];
+            /**
+             * @default member
+             * @enum {string}
+             */
+            defaultRole?: "admin" | "member" | "viewer";
+            /** @default false */
+            ssoRequired?: boolean;
+        };
         Member: {
             /**
              * Format: uuid
@@ -1961,12 +2123,16 @@ export interface components {
          *     | `transcription.deleted` | user or key | `transcription` | `before`: status, model, originalFileName, duration, createdOn (never text) |
          *     | `transcription.audio_downloaded` | user or key | `transcription` | `details`: range (null for the whole file), size; once per download or play (a request from byte 0), not per seek |
          *     | `audit_log.exported` | user or key | `audit_log` (id null) | `details.filters` |
+         *     | `member.invited`, `member.role_changed`, `member.removed`, `invitation.revoked`, `invitation.resent` | user or key | `member` or `invitation` | the role before and after, the email invited |
+         *     | `member.joined` | the user (`password`, or `sso` when single sign-on made the membership) | `member` | `details`: role, and `invitationId` or `via: sso` |
+         *     | `member.left` | the user | `member` | — |
+         *     | `sso.settings_changed` | the owner | `sso_connection` (the workspace's id) | `before`, `after`: issuer, clientId, allowedDomains, defaultRole, ssoRequired (never the secret); `details.clientSecretChanged` |
+         *     | `sso.sign_in` | the user (`sso`) | `session` | `details.method`: `sso` |
+         *     | `sso.sign_in_failed` | `anonymous` (`sso`, or `refresh_token` when the provider refused a sign-in's refresh) | `sso_connection` or `session` | `details.reason` (the callback's `sso_error`, or `provider-refused-refresh`) |
+         *     | `auth.break_glass_sign_in` | the owner (`password`) | `session` | a password sign-in of an owner where single sign-on is required |
          *
-         *     Reserved (named now, written when members, invitations, roles and single sign-on land):
-         *     `member.invited`, `member.joined`, `member.role_changed`, `member.removed`, `member.left`,
-         *     `invitation.revoked`, `invitation.resent`, `workspace.ownership_transferred`, `sso.settings_changed`,
-         *     `sso.sign_in`, `sso.sign_in_failed`, `auth.break_glass_sign_in`, `api_key.scopes_changed`,
-         *     `realtime.client_secret_created`.
+         *     Reserved (named now, written when their code lands): `workspace.ownership_transferred`,
+         *     `api_key.scopes_changed`, `realtime.client_secret_created`.
          * @enum {string}
          */
         AuditAction: "auth.sign_in" | "auth.sign_in_failed" | "auth.sign_out" | "auth.refresh_token_reused" | "api_key.created" | "api_key.revoked" | "api_key.used_from_new_network" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "workspace.retention_changed" | "billing.low_balance_threshold_changed" | "billing.auto_reload_changed" | "billing.balance_topped_up" | "transcription.deleted" | "transcription.audio_downloaded" | "audit_log.exported" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "invitation.resent" | "workspace.ownership_transferred" | "sso.settings_changed" | "sso.sign_in" | "sso.sign_in_failed" | "auth.break_glass_sign_in" | "api_key.scopes_changed" | "realtime.client_secret_created";
@@ -1978,7 +2144,7 @@ export interface components {
          */
         AuditActorType: "user" | "api_key" | "operator" | "anonymous";
         /**
-         * @description The kind of resource an event is about (`member`, `invitation`, `sso_connection` are reserved).
+         * @description The kind of resource an event is about.
          * @enum {string}
          */
         AuditTargetType: "user" | "session" | "api_key" | "webhook" | "workspace" | "transcription" | "realtime_client_secret" | "audit_log" | "member" | "invitation" | "sso_connection";
@@ -2014,7 +2180,7 @@ export interface components {
                  */
                 apiKeyId: string | null;
                 /**
-                 * @description How the actor authenticated the act (`sso` is reserved).
+                 * @description How the actor authenticated the act (`sso`: a sign-in through single sign-on).
                  * @enum {string|null}
                  */
                 credential: "session" | "api_key" | "client_secret" | "password" | "refresh_token" | "cli" | "sso" | null;
@@ -3098,7 +3264,7 @@ export interface components {
         };
         /** @description A problem without extension members. */
         Problem: components["schemas"]["ProblemFields"];
-        /** @description `forbidden` (403); `permission` names the permission the caller lacks, when that is why. */
+        /** @description `forbidden` or `sso-required` (403); `permission` names the permission the caller lacks, when that is why. */
         ForbiddenProblem: {
             type?: unknown;
             /** @constant */
@@ -3237,7 +3403,8 @@ export interface components {
          *     docs/permissions.md); an API key used from outside its `allowedNetworks`; a JWT user without an active
          *     workspace or removed from it; `getProfile` with an API key that has no user; or an API key calling a
          *     session (dashboard) operation (`listApiKeys`, `createApiKey`, `revokeApiKey`, `getAccountSettings`,
-         *     `updateAccountSettings`, the workspace switch).
+         *     `updateAccountSettings`, the workspace switch). `sso-required`: a dashboard sign-in not made through the
+         *     workspace's single sign-on, where it is required (owners excepted).
          */
         Forbidden: {
             headers: {
@@ -3872,6 +4039,65 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    startSsoSignIn: {
+        parameters: {
+            query: {
+                workspace: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider's authorization endpoint. */
+            302: {
+                headers: {
+                    Location: string;
+                    /** @description `stt_sso=<sealed login state>; Path=/v1/auth/sso/callback; Max-Age=600; HttpOnly; SameSite=Lax`. */
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeSsoSignIn: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                iss?: string;
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the dashboard, signed in (`/app/`) or with the refusal's reason (`/app/?sso_error=<reason>`). */
+            303: {
+                headers: {
+                    Location: string;
+                    /** @description The cleared `stt_sso`; signed in, also the cookies of `login`. */
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listApiKeys: {
         parameters: {
             query?: never;
@@ -4168,6 +4394,106 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The setting. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SsoConnection"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutSsoConnectionRequest"];
+            };
+        };
+        responses: {
+            /** @description The setting as stored. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SsoConnection"];
+                    };
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["Internal"];

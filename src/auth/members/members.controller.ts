@@ -105,7 +105,7 @@ export class WorkspacesController {
   @RequirePermission('authenticated')
   @Get()
   async list(@CurrentPrincipal() principal: Principal): Promise<ResponseOf<'listWorkspaces'>> {
-    return { data: await this.members.memberships(principal.userId!) };
+    return { data: await this.members.memberships(principal.userId!, principal.workspaceId) };
   }
 
   @RequirePermission('authenticated')
@@ -115,6 +115,6 @@ export class WorkspacesController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', ResourceIdPipe) id: string,
   ): Promise<ResponseOf<'activateWorkspace'>> {
-    return { data: await this.members.switchTo(principal.userId!, id) };
+    return { data: await this.members.switchTo(principal, id) };
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { ssoRequiredRefusesSql } from '../sso/sso-sign-in-rules';
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { User } from '../../account/user.entity';
@@ -228,27 +229,51 @@ export class MembersService {
   }
 
   /** The workspaces a user belongs to, with the role in each. */
-  async memberships(userId: string): Promise<Schema<'Membership'>[]> {
+  async memberships(userId: string, actingWorkspaceId: string): Promise<Schema<'Membership'>[]> {
     const rows = await this.dataSource.query<
       Array<{ id: string; name: string; role: Role; active: boolean }>
     >(
-      `SELECT workspace.id, workspace.name, member.role, users.active_workspace_id = workspace.id AS active
+      `SELECT workspace.id, workspace.name, member.role, workspace.id = $2 AS active
        FROM workspace_members member JOIN workspaces workspace ON workspace.id = member.workspace_id
-       JOIN users ON users.id = member.user_id WHERE member.user_id = $1 ORDER BY member.joined_on, workspace.id`,
-      [userId],
+       WHERE member.user_id = $1 ORDER BY member.joined_on, workspace.id`,
+      [userId, actingWorkspaceId],
     );
     return rows.map((row) => ({ id: row.id, name: row.name, role: row.role, active: row.active === true }));
   }
 
   /** Makes a workspace of the user's the active one: the dashboard and the user's sign-ins act in it from now. */
-  async switchTo(userId: string, workspaceId: string): Promise<Schema<'Membership'>> {
+  /**
+   * Makes another of the user's workspaces the active one. A sign-in made through SSO acts in its workspace
+   * only, so it cannot switch; a workspace whose SSO is required refuses a sign-in made otherwise (owners
+   * excepted: the break-glass path), by the rule of src/auth/sso/sso-sign-in-rules.ts.
+   */
+  async switchTo(principal: Principal, workspaceId: string): Promise<Schema<'Membership'>> {
+    const userId = principal.userId!;
+    if (principal.viaSso && workspaceId !== principal.workspaceId) {
+      throw new ProblemException(
+        'forbidden',
+        "A sign-in made through a workspace's single sign-on acts in that workspace only; sign in again to use another.",
+      );
+    }
+    const rows = await this.dataSource.query<Array<{ refused: boolean }>>(
+      `SELECT ${ssoRequiredRefusesSql('$2::uuid', 'member.role').replace(/:sessionId/g, '$3::uuid')} AS refused
+       FROM workspace_members member WHERE member.user_id = $1 AND member.workspace_id = $2`,
+      [userId, workspaceId, principal.signInId ?? null],
+    );
+    if (rows.length === 0) throw ProblemException.notFound('The workspace');
+    if (rows[0].refused) {
+      throw new ProblemException(
+        'sso-required',
+        "This workspace requires single sign-on: sign in through your company's identity provider.",
+      );
+    }
     const updated: [unknown[], number] = await this.dataSource.query(
       `UPDATE users SET active_workspace_id = $2 WHERE id = $1
          AND EXISTS (SELECT 1 FROM workspace_members WHERE user_id = $1 AND workspace_id = $2)`,
       [userId, workspaceId],
     );
     if (updated[1] === 0) throw ProblemException.notFound('The workspace');
-    const membership = (await this.memberships(userId)).find((item) => item.id === workspaceId);
+    const membership = (await this.memberships(userId, workspaceId)).find((item) => item.id === workspaceId);
     if (!membership) throw ProblemException.notFound('The workspace');
     return membership;
   }

@@ -16,6 +16,9 @@ export const REFRESH_COOKIE = 'stt_refresh';
 export const SIGNED_IN_HINT_COOKIE = 'stt_signed_in';
 /** The dashboard's path: the hint is sent to (and readable by) its pages only. */
 const DASHBOARD_PATH = '/app';
+const SSO_CALLBACK_PATH = '/v1/auth/sso/callback';
+/** As long as a login may take at the provider (LOGIN_STATE_TTL_SECONDS of src/auth/sso/sso.service.ts). */
+const SSO_STATE_MAX_AGE_MS = 600_000;
 /**
  * Browsers keep a cookie of this name only when it is `Secure` and was set over HTTPS, so a page on plain
  * HTTP (or a network attacker injecting one) cannot plant a session cookie the service would read.
@@ -61,6 +64,8 @@ export class SessionCookies {
   readonly signedInHintName: string;
   /** The known-device cookie of the sign-in throttle (device-cookie.ts), prefixed like the other two. */
   readonly deviceName: string;
+  /** The SSO login's state cookie (setSsoState). */
+  readonly ssoStateName: string;
   private readonly logger = new Logger(SessionCookies.name);
 
   constructor(
@@ -73,6 +78,7 @@ export class SessionCookies {
     this.refreshName = `${prefix}${REFRESH_COOKIE}`;
     this.signedInHintName = `${prefix}${SIGNED_IN_HINT_COOKIE}`;
     this.deviceName = `${prefix}${DEVICE_COOKIE}`;
+    this.ssoStateName = `${prefix}stt_sso`;
   }
 
   /** At the boot of a process that serves HTTP: plain-HTTP cookies in production are a choice to see. */
@@ -123,6 +129,26 @@ export class SessionCookies {
       ...this.attributes(DEVICE_COOKIE_PATH),
       maxAge: DEVICE_COOKIE_MAX_AGE_MS,
     });
+  }
+
+  /**
+   * A browser's SSO login in progress (its state, nonce and PKCE verifier, sealed): sent back only to the
+   * callback, and `SameSite=Lax`, since the provider's redirect back is a cross-site navigation.
+   */
+  setSsoState(response: Response, sealed: string): void {
+    response.cookie(this.ssoStateName, sealed, {
+      ...this.attributes(SSO_CALLBACK_PATH),
+      sameSite: 'lax',
+      maxAge: SSO_STATE_MAX_AGE_MS,
+    });
+  }
+
+  ssoState(request: Request): string | null {
+    return readCookie(request, this.ssoStateName);
+  }
+
+  clearSsoState(response: Response): void {
+    response.clearCookie(this.ssoStateName, { ...this.attributes(SSO_CALLBACK_PATH), sameSite: 'lax' });
   }
 
   clear(response: Response): void {

@@ -14,6 +14,8 @@ import { SessionCookies } from './session-cookies';
 import { SessionController, SignupEnabledGuard } from './session.controller';
 import { SessionService } from './session.service';
 import { UserPasswordService } from './user-password.service';
+import { SsoModule } from '../sso/sso.module';
+import { SsoSettingsController, SsoSignInController } from '../sso/sso.controller';
 
 /** Dashboard sign-in, refresh and sign-out; sign-up creates workspaces through WorkspaceProvisioningModule. */
 @Module({
@@ -23,8 +25,9 @@ import { UserPasswordService } from './user-password.service';
     AuditModule,
     WorkspaceProvisioningModule,
     MembersModule,
+    SsoModule,
   ],
-  controllers: [SessionController],
+  controllers: [SessionController, SsoSettingsController, SsoSignInController],
   providers: [
     SessionService,
     UserPasswordService,

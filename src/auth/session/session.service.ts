@@ -25,6 +25,9 @@ import { RefreshToken } from './refresh-token.entity';
 import { lockUserExclusive, lockUserShared } from './sign-in-locks';
 import { normaliseEmail } from './user-password.service';
 import type { Schema } from '../../openapi/contract-types';
+import { SsoPerson, SsoService } from '../sso/sso.service';
+import { SsoSignIn } from '../sso/sso-sign-in.entity';
+import { ssoRequiredRefusesSql } from '../sso/sso-sign-in-rules';
 
 export type SessionView = Schema<'SessionResponse'>['data'];
 
@@ -66,6 +69,7 @@ export class SessionService implements OnModuleInit {
     private readonly metrics: MetricsService,
     private readonly audit: AuditLog,
     private readonly members: MembersService,
+    private readonly sso: SsoService,
   ) {
     this.successorKey = successorKey(auth.JWT_SECRET);
   }
@@ -121,9 +125,53 @@ export class SessionService implements OnModuleInit {
     user: User,
     method: 'password' | 'signup' | 'invitation',
   ): Promise<IssuedSession & { deviceToken: string }> {
-    const issued = await this.issue(user, randomUUID(), user.passwordHash ?? null, method);
+    const workspace = await this.passwordWorkspace(user);
+    const issued = await this.issue(user, randomUUID(), user.passwordHash ?? null, method, workspace);
     if (!issued) throw new ProblemException('invalid-credentials', INVALID_CREDENTIALS);
     return { ...issued, deviceToken: this.devices.issue(user.email) };
+  }
+
+  /**
+   * A new sign-in through a workspace's single sign-on (the person SsoService found): it acts in that
+   * workspace only (its `sso_sign_ins` row, inserted with its first refresh token), audited `sso.sign_in`.
+   */
+  async openSsoSession(person: SsoPerson): Promise<IssuedSession & { deviceToken: string }> {
+    const workspace = await this.workspaces.findOneBy({ id: person.workspaceId });
+    if (!workspace) throw new ProblemException('forbidden', 'The workspace no longer exists.');
+    const issued = await this.issue(person.user, randomUUID(), null, 'sso', { workspace, breakGlass: false }, person);
+    if (!issued) throw new ProblemException('invalid-credentials', 'The account was removed; sign in again.');
+    return { ...issued, deviceToken: this.devices.issue(person.user.email) };
+  }
+
+  /**
+   * Where a sign-in without SSO acts (src/auth/sso/sso-sign-in-rules.ts): the user's active workspace unless
+   * its SSO is required and the user is not its owner, else the first of the user's workspaces where a password
+   * may act (it becomes the active one); none: 403 `sso-required`. An owner signing in with a password where
+   * SSO is required is the break-glass path, audited as such.
+   */
+  private async passwordWorkspace(user: User): Promise<{ workspace: Workspace; breakGlass: boolean }> {
+    const rows = await this.workspaces.manager.query<Array<{ id: string; refused: boolean; required: boolean }>>(
+      `SELECT member.workspace_id AS id,
+         ${ssoRequiredRefusesSql('member.workspace_id', 'member.role').replace(/:sessionId/g, 'NULL')} AS refused,
+         EXISTS (SELECT 1 FROM sso_connections c WHERE c.workspace_id = member.workspace_id AND c.sso_required) AS required
+       FROM workspace_members member WHERE member.user_id = $1
+       ORDER BY member.workspace_id = $2 DESC, member.joined_on, member.workspace_id`,
+      [user.id, user.activeWorkspaceId],
+    );
+    const chosen = rows.find((row) => !row.refused);
+    if (!chosen) {
+      if (rows.length === 0) throw new ProblemException('forbidden', 'The user is not a member of any workspace.');
+      throw new ProblemException(
+        'sso-required',
+        "This workspace requires single sign-on: sign in through your company's identity provider.",
+      );
+    }
+    if (chosen.id !== user.activeWorkspaceId) {
+      await this.users.update({ id: user.id }, { activeWorkspaceId: chosen.id });
+      user.activeWorkspaceId = chosen.id;
+    }
+    const workspace = await this.workspaces.findOneByOrFail({ id: chosen.id });
+    return { workspace, breakGlass: chosen.required };
   }
 
   /**
@@ -173,7 +221,10 @@ export class SessionService implements OnModuleInit {
         throw (error as { code?: unknown }).code === UNIQUE_VIOLATION ? emailTaken() : error;
       });
     const user = await this.users.findOneByOrFail({ id: created.userId });
-    const issued = await this.issue(user, randomUUID(), null, 'signup');
+    const issued = await this.issue(user, randomUUID(), null, 'signup', {
+      workspace: await this.workspaceOf(user),
+      breakGlass: false,
+    });
     if (!issued) throw new ProblemException('invalid-credentials', 'The account was removed; sign up again.');
     return { ...issued, deviceToken: this.devices.issue(email) };
   }
@@ -250,9 +301,14 @@ export class SessionService implements OnModuleInit {
       });
       if (!issued) throw invalidRefreshToken('The session has ended; sign in again.');
     }
+    // The provider of a sign-in made through SSO is asked first, once per rotation (by the refresh that made it).
+    if (rotated === 'claimed' && (await this.sso.confirmAtProvider(current.familyId)) === 'ended') {
+      await this.revokeFamily(current, 'sso.sign_in_failed');
+      throw invalidRefreshToken('The identity provider no longer vouches for this sign-in; sign in again.');
+    }
     const user = await this.users.findOneBy({ id: current.userId });
     if (!user) throw invalidRefreshToken('The user of this session no longer exists.');
-    return this.session(user, await this.workspaceOf(user), current.familyId, successor);
+    return this.session(user, await this.workspaceOf(user, current.familyId), current.familyId, successor);
   }
 
   /**
@@ -311,7 +367,7 @@ export class SessionService implements OnModuleInit {
    */
   private async revokeFamily(
     token: Pick<RefreshToken, 'userId' | 'familyId'>,
-    action: 'auth.sign_out' | 'auth.refresh_token_reused',
+    action: SessionEndAction,
   ): Promise<void> {
     await this.refreshTokens.manager.transaction(async (manager) => {
       await lockUserExclusive(manager, token.userId);
@@ -330,17 +386,24 @@ export class SessionService implements OnModuleInit {
   private async recordSessionEnd(
     tx: EntityManager,
     token: Pick<RefreshToken, 'userId' | 'familyId'>,
-    action: 'auth.sign_out' | 'auth.refresh_token_reused',
+    action: SessionEndAction,
   ): Promise<void> {
     const user = await tx.getRepository(User).findOneBy({ id: token.userId });
-    if (!user?.activeWorkspaceId) return;
+    const viaSso = await tx.getRepository(SsoSignIn).findOneBy({ familyId: token.familyId });
+    const workspaceId = viaSso?.workspaceId ?? user?.activeWorkspaceId;
+    if (!user || !workspaceId) return;
     await this.audit.record(tx, {
       actor:
         action === 'auth.sign_out' ? userActor(user.id, 'refresh_token') : anonymousActor('refresh_token'),
-      workspaceId: user.activeWorkspaceId,
+      workspaceId,
       action,
       target: { type: 'session', id: token.familyId },
-      details: action === 'auth.sign_out' ? null : { userId: user.id },
+      details:
+        action === 'auth.sign_out'
+          ? null
+          : action === 'sso.sign_in_failed'
+            ? { userId: user.id, reason: 'provider-refused-refresh' }
+            : { userId: user.id },
     });
   }
 
@@ -355,18 +418,21 @@ export class SessionService implements OnModuleInit {
     user: User,
     familyId: string,
     checkedHash: string | null,
-    method: 'password' | 'signup' | 'invitation',
+    method: 'password' | 'signup' | 'invitation' | 'sso',
+    acting: { workspace: Workspace; breakGlass: boolean },
+    viaSso?: SsoPerson,
   ): Promise<IssuedSession | null> {
-    const workspace = await this.workspaceOf(user);
+    const { workspace, breakGlass } = acting;
     const refreshToken = randomBytes(32).toString('base64url');
     const inserted = await this.refreshTokens.manager.transaction(async (manager: EntityManager) => {
       const locked = await lockUserShared(manager, user.id);
       if (!locked || (checkedHash !== null && locked.passwordHash !== checkedHash)) return false;
       await manager.getRepository(RefreshToken).insert(this.tokenRow(user.id, familyId, refreshToken));
+      if (viaSso) await manager.getRepository(SsoSignIn).insert(this.sso.signInRow(familyId, viaSso));
       await this.audit.record(manager, {
-        actor: userActor(user.id, 'password'),
+        actor: userActor(user.id, viaSso ? 'sso' : 'password'),
         workspaceId: workspace.id,
-        action: 'auth.sign_in',
+        action: viaSso ? 'sso.sign_in' : breakGlass ? 'auth.break_glass_sign_in' : 'auth.sign_in',
         target: { type: 'session', id: familyId },
         details: { method },
       });
@@ -375,10 +441,11 @@ export class SessionService implements OnModuleInit {
     return inserted ? this.session(user, workspace, familyId, refreshToken) : null;
   }
 
-  private async workspaceOf(user: User): Promise<Workspace> {
-    const workspace = user.activeWorkspaceId
-      ? await this.workspaces.findOneBy({ id: user.activeWorkspaceId })
-      : null;
+  /** The workspace a sign-in acts in: its SSO workspace, else the user's active one. */
+  private async workspaceOf(user: User, familyId?: string): Promise<Workspace> {
+    const viaSso = familyId ? await this.refreshTokens.manager.findOneBy(SsoSignIn, { familyId }) : null;
+    const workspaceId = viaSso?.workspaceId ?? user.activeWorkspaceId;
+    const workspace = workspaceId ? await this.workspaces.findOneBy({ id: workspaceId }) : null;
     if (!workspace) throw new ProblemException('forbidden', 'The user is not a member of any workspace.');
     return workspace;
   }
@@ -409,6 +476,8 @@ export class SessionService implements OnModuleInit {
     };
   }
 }
+
+type SessionEndAction = 'auth.sign_out' | 'auth.refresh_token_reused' | 'sso.sign_in_failed';
 
 function emailTaken(): ProblemException {
   return ProblemException.field('email', 'An account with this email already exists; sign in instead.');

@@ -21,6 +21,8 @@ export const PERMISSIONS = {
     'Invite members, revoke invitations, change roles below owner, remove members below owner.',
   'audit:read': 'Read and export the audit log.',
   'members:owner': 'Make a member owner, demote or remove an owner (ownership transfer).',
+  'sso:manage':
+    "Read, set and remove the workspace's single sign-on (its identity provider decides who is whom, so only owners).",
 } as const;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -39,7 +41,7 @@ const ADMIN: readonly Permission[] = [
   'members:manage',
   'audit:read',
 ];
-const OWNER: readonly Permission[] = [...ADMIN, 'members:owner'];
+const OWNER: readonly Permission[] = [...ADMIN, 'members:owner', 'sso:manage'];
 
 /** Each role's permissions: each role has everything the role below it has. */
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {

@@ -15,6 +15,8 @@ export interface Principal {
   apiKeyId?: string;
   /** The dashboard sign-in (refresh-token family, the access token's `sid`) of a JWT that belongs to one. */
   signInId?: string;
+  /** A sign-in made through the workspace's single sign-on: it acts in that workspace only. */
+  viaSso?: true;
   /** A client secret's session: the credential that minted the secret (the session ends when it does). */
   mintedBy?: { apiKeyId: string | null; signInId: string | null };
   /** What the caller may do (src/common/principal/permission-table.ts): a member's role, a key's scopes. */

@@ -11,6 +11,7 @@ export const PROBLEM_CATALOGUE = {
   'invalid-refresh-token': { status: 401, title: 'Invalid refresh token' },
   'insufficient-balance': { status: 402, title: 'Insufficient balance' },
   forbidden: { status: 403, title: 'Forbidden' },
+  'sso-required': { status: 403, title: 'Single sign-on required' },
   'not-found': { status: 404, title: 'Not found' },
   'request-timeout': { status: 408, title: 'Request timeout' },
   'missing-file': { status: 400, title: 'Missing file' },
