@@ -72,6 +72,17 @@ export function validRequest(operationId: string, state: RunState, ids: (kind: s
       return { path: { id: ids('workspace') } };
     case 'acceptInvitation':
       return { json: { token: `inv_${state.tag}`, password: 'stt-contract password' } };
+    case 'putSsoConnection':
+      return {
+        json: {
+          issuer: 'https://login.example.com',
+          clientId: state.tag,
+          clientSecret: 'stt-contract secret',
+          allowedDomains: ['example.com'],
+        },
+      };
+    case 'startSsoSignIn':
+      return { query: { workspace: unknownId() } };
     case 'updateTranscription':
       return { path: { id: ids('transcription') }, json: { speakerNames: {} } };
     case 'searchTranscript':

@@ -55,6 +55,25 @@ export async function sessionCases(run: RunContext, state: RunState): Promise<vo
     s.expect(answer, 404, 'not-found');
   });
 
+  await run.case('startSsoSignIn', 'a workspace without single sign-on is 404 not-found', async (s) => {
+    const answer = await s.call('startSsoSignIn', {
+      credential: s.credential('none'),
+      query: { workspace: unknownId() },
+    });
+    s.expect(answer, 404, 'not-found');
+  });
+  await run.case(
+    'completeSsoSignIn',
+    'without a login of this browser: back to the dashboard, refused',
+    async (s) => {
+      const answer = await s.call('completeSsoSignIn', {
+        credential: s.credential('none'),
+        query: { code: 'stt-contract', state: state.tag },
+      });
+      s.expect(answer, 303);
+    },
+  );
+
   const sessionOperations: Array<[string, Parameters<RunContext['client']['call']>[1]]> = [
     ['listApiKeys', { credential: { kind: 'none' } }],
     ['createApiKey', { credential: { kind: 'none' }, json: { name: state.tag } }],
@@ -63,6 +82,9 @@ export async function sessionCases(run: RunContext, state: RunState): Promise<vo
     ['updateAccountSettings', { credential: { kind: 'none' }, json: { lowBalanceThreshold: 1 } }],
     ['listWorkspaces', { credential: { kind: 'none' } }],
     ['leaveWorkspace', { credential: { kind: 'none' } }],
+    // Owner-only (`sso:manage`): no key scope grants it.
+    ['getSsoConnection', { credential: { kind: 'none' } }],
+    ['deleteSsoConnection', { credential: { kind: 'none' } }],
   ];
   for (const [operationId, call] of sessionOperations) {
     await run.case(

@@ -37,6 +37,11 @@ const EXPECTED_ROUTES = [
   ['POST', '/v1/auth/signup', 'signup'],
   ['POST', '/v1/auth/refresh', 'refreshSession'],
   ['POST', '/v1/auth/logout', 'logout'],
+  ['GET', '/v1/auth/sso/start', 'startSsoSignIn'],
+  ['GET', '/v1/auth/sso/callback', 'completeSsoSignIn'],
+  ['GET', '/v1/workspace/sso', 'getSsoConnection'],
+  ['PUT', '/v1/workspace/sso', 'putSsoConnection'],
+  ['DELETE', '/v1/workspace/sso', 'deleteSsoConnection'],
   ['POST', '/v1/auth/invitations/accept', 'acceptInvitation'],
   ['GET', '/v1/workspace/members', 'listMembers'],
   ['GET', '/v1/workspace/members/{id}', 'getMember'],
@@ -115,6 +120,8 @@ const PUBLIC_OPERATIONS = new Set([
   'signup',
   'refreshSession',
   'logout',
+  'startSsoSignIn',
+  'completeSsoSignIn',
 ]);
 /** Never counted against a rate limit (a load balancer's probe must not get 429): no 429, no rate-limit headers. */
 const UNMETERED_OPERATIONS = new Set(['getHealth', 'getReadiness']);

@@ -19,6 +19,10 @@ const SIGN_IN_OPERATIONS = new Map([
   ['logout', 204],
   // Public (an invitation's token and a password make the credential): an empty body is 422.
   ['acceptInvitation', 422],
+  // A browser's single sign-on: without `workspace` the start is 422; a callback without this browser's
+  // login state is sent back to the dashboard with the refusal (303).
+  ['startSsoSignIn', 422],
+  ['completeSsoSignIn', 303],
 ]);
 
 describe('Routes', () => {

@@ -70,7 +70,7 @@ describe('Single sign-on (OpenID Connect)', () => {
     const start = await t.http().get(`/v1/auth/sso/start?workspace=${workspaceId}`);
     expectMatchesSpec(start, 'startSsoSignIn');
     expect(start.status).toBe(302);
-    const location = start.headers.location as string;
+    const location = String(start.headers.location);
     expect(location.startsWith(`${provider.issuer}/`)).toBe(true);
     const authorization = new URL(location).searchParams;
     expect(authorization.get('code_challenge_method')).toBe('S256');
@@ -98,7 +98,10 @@ describe('Single sign-on (OpenID Connect)', () => {
   function signedIn(answer: Response): { session: Record<string, string>; refresh: string } {
     expect(answer.status).toBe(303);
     expect(answer.headers.location).toBe('/app/');
-    return { session: bearer(cookieValue(answer, 'stt_session')), refresh: cookieValue(answer, 'stt_refresh') };
+    return {
+      session: bearer(cookieValue(answer, 'stt_session')),
+      refresh: cookieValue(answer, 'stt_refresh'),
+    };
   }
 
   function refused(answer: Response, reason: string): void {
@@ -149,7 +152,12 @@ describe('Single sign-on (OpenID Connect)', () => {
       .http()
       .put('/v1/workspace/sso')
       .set(workspace.session)
-      .send({ issuer: 'http://127.0.0.1:9/nothing', clientId: 'x', clientSecret: 'y', allowedDomains: ['a.example'] });
+      .send({
+        issuer: 'http://127.0.0.1:9/nothing',
+        clientId: 'x',
+        clientSecret: 'y',
+        allowedDomains: ['a.example'],
+      });
     expectMatchesSpec(wrong, 'putSsoConnection');
     expect(wrong.status).toBe(422);
     expect(wrong.body.errors.fieldErrors.issuer[0]).toMatch(/^issuer discovery failed/);
@@ -159,8 +167,14 @@ describe('Single sign-on (OpenID Connect)', () => {
       workspace.workspaceId,
       admin.userId,
     ]);
-    await db.query('UPDATE users SET active_workspace_id = $1 WHERE id = $2', [workspace.workspaceId, admin.userId]);
-    const asAdmin = await t.http().get('/v1/workspace/sso').set(bearer(t.issueToken(admin.userId)));
+    await db.query('UPDATE users SET active_workspace_id = $1 WHERE id = $2', [
+      workspace.workspaceId,
+      admin.userId,
+    ]);
+    const asAdmin = await t
+      .http()
+      .get('/v1/workspace/sso')
+      .set(bearer(t.issueToken(admin.userId)));
     expectMatchesSpec(asAdmin, 'getSsoConnection');
     expect(asAdmin.status).toBe(403);
     expect(asAdmin.body.permission).toBe('sso:manage');
@@ -189,13 +203,19 @@ describe('Single sign-on (OpenID Connect)', () => {
     );
     expect(alice?.role).toBe('viewer');
     // A viewer: reading is allowed, uploading is not.
-    const upload = await t.http().post('/v1/vocabularies').set(first.session).send({ name: 'x', terms: ['y'] });
+    const upload = await t
+      .http()
+      .post('/v1/vocabularies')
+      .set(first.session)
+      .send({ name: 'x', terms: ['y'] });
     expect(upload.status).toBe(403);
 
     const second = signedIn(await signIn(workspace.workspaceId, login, email));
     const profile = await t.http().get('/v1/account/profile').set(second.session);
     expect(profile.status).toBe(200);
-    const users = await db.query<Array<{ count: string }>>('SELECT count(*) FROM users WHERE email = $1', [email]);
+    const users = await db.query<Array<{ count: string }>>('SELECT count(*) FROM users WHERE email = $1', [
+      email,
+    ]);
     expect(users[0].count).toBe('1');
     const actions = await auditActions(workspace.workspaceId);
     expect(actions.filter((action) => action === 'member.joined')).toHaveLength(1);
@@ -210,7 +230,7 @@ describe('Single sign-on (OpenID Connect)', () => {
     const tampered = await atProvider(workspace.workspaceId, login);
     const wrongState = new URLSearchParams(tampered.callback.search);
     wrongState.set('state', 'not-the-state-this-browser-started-with');
-    refused(await complete(`?${wrongState}`, tampered.stateCookie), 'state');
+    refused(await complete(`?${wrongState.toString()}`, tampered.stateCookie), 'state');
     const noCookie = await atProvider(workspace.workspaceId, login);
     refused(await complete(noCookie.callback.search, null), 'state');
 
@@ -224,7 +244,7 @@ describe('Single sign-on (OpenID Connect)', () => {
     const second = await atProvider(workspace.workspaceId, login);
     const mixed = new URLSearchParams(first.callback.search);
     mixed.set('state', new URLSearchParams(second.callback.search).get('state')!);
-    refused(await complete(`?${mixed}`, second.stateCookie), 'provider');
+    refused(await complete(`?${mixed.toString()}`, second.stateCookie), 'provider');
     signedIn(await complete(first.callback.search, first.stateCookie));
 
     const reasons = await db.query<Array<{ reason: string }>>(
@@ -274,7 +294,10 @@ describe('Single sign-on (OpenID Connect)', () => {
       workspace.workspaceId,
       member.userId,
     ]);
-    await db.query('UPDATE users SET active_workspace_id = $1 WHERE id = $2', [workspace.workspaceId, member.userId]);
+    await db.query('UPDATE users SET active_workspace_id = $1 WHERE id = $2', [
+      workspace.workspaceId,
+      member.userId,
+    ]);
 
     // Bob also has a workspace without SSO: his password signs him in there, never in the SSO one.
     const elsewhere = await t.http().post('/v1/auth/login').send({ email: memberEmail, password: PASSWORD });
@@ -282,20 +305,32 @@ describe('Single sign-on (OpenID Connect)', () => {
     expect(elsewhere.status).toBe(200);
     expect(elsewhere.body.data.workspace.id).toBe(member.workspaceId);
     const passwordSession = bearer(elsewhere.body.data.accessToken);
-    const switchBack = await t.http().post(`/v1/workspaces/${workspace.workspaceId}/activate`).set(passwordSession);
+    const switchBack = await t
+      .http()
+      .post(`/v1/workspaces/${workspace.workspaceId}/activate`)
+      .set(passwordSession);
     expectMatchesSpec(switchBack, 'activateWorkspace');
     expect(switchBack.status).toBe(403);
     expect(switchBack.body.type).toBe(`${PROBLEMS}/sso-required`);
 
     // Without that other workspace, the password is refused.
     await db.query('DELETE FROM workspace_members WHERE workspace_id = $1', [member.workspaceId]);
-    const refusedLogin = await t.http().post('/v1/auth/login').send({ email: memberEmail, password: PASSWORD });
+    const refusedLogin = await t
+      .http()
+      .post('/v1/auth/login')
+      .send({ email: memberEmail, password: PASSWORD });
     expectMatchesSpec(refusedLogin, 'login');
     expect(refusedLogin.status).toBe(403);
     expect(refusedLogin.body.type).toBe(`${PROBLEMS}/sso-required`);
     // An operator's token (no sign-in) is refused there too.
-    await db.query('UPDATE users SET active_workspace_id = $1 WHERE id = $2', [workspace.workspaceId, member.userId]);
-    const operatorToken = await t.http().get('/v1/transcriptions').set(bearer(t.issueToken(member.userId)));
+    await db.query('UPDATE users SET active_workspace_id = $1 WHERE id = $2', [
+      workspace.workspaceId,
+      member.userId,
+    ]);
+    const operatorToken = await t
+      .http()
+      .get('/v1/transcriptions')
+      .set(bearer(t.issueToken(member.userId)));
     expectMatchesSpec(operatorToken, 'listTranscriptions');
     expect(operatorToken.status).toBe(403);
     expect(operatorToken.body.type).toBe(`${PROBLEMS}/sso-required`);
@@ -305,7 +340,10 @@ describe('Single sign-on (OpenID Connect)', () => {
     expect((await t.http().get('/v1/transcriptions').set(viaSso.session)).status).toBe(200);
 
     // The owner's password still works: the audited break-glass path.
-    const owner = await t.http().post('/v1/auth/login').send({ email: workspace.ownerEmail, password: PASSWORD });
+    const owner = await t
+      .http()
+      .post('/v1/auth/login')
+      .send({ email: workspace.ownerEmail, password: PASSWORD });
     expectMatchesSpec(owner, 'login');
     expect(owner.status).toBe(200);
     expect(owner.body.data.workspace.id).toBe(workspace.workspaceId);
@@ -319,7 +357,9 @@ describe('Single sign-on (OpenID Connect)', () => {
     const viaSso = signedIn(await signIn(workspace.workspaceId, unique('carol'), email));
     const workspaces = await t.http().get('/v1/workspaces').set(viaSso.session);
     expectMatchesSpec(workspaces, 'listWorkspaces');
-    const active = (workspaces.body.data as Array<{ id: string; active: boolean }>).filter((item) => item.active);
+    const active = (workspaces.body.data as Array<{ id: string; active: boolean }>).filter(
+      (item) => item.active,
+    );
     expect(active.map((item) => item.id)).toEqual([workspace.workspaceId]);
     const away = await t.http().post(`/v1/workspaces/${own.workspaceId}/activate`).set(viaSso.session);
     expectMatchesSpec(away, 'activateWorkspace');
@@ -352,7 +392,9 @@ describe('Single sign-on (OpenID Connect)', () => {
 
     await provider.setAccount(login, { email });
     const second = signedIn(await signIn(workspace.workspaceId, login, email));
-    const daveId = (await db.query<Array<{ id: string }>>('SELECT id FROM users WHERE email = $1', [email]))[0].id;
+    const daveId = (
+      await db.query<Array<{ id: string }>>('SELECT id FROM users WHERE email = $1', [email])
+    )[0].id;
     const removed = await t.http().delete(`/v1/workspace/members/${daveId}`).set(workspace.session);
     expect(removed.status).toBe(204);
     expect((await t.http().get('/v1/transcriptions').set(second.session)).status).toBe(403);

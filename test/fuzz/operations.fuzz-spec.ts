@@ -44,6 +44,8 @@ const PUBLIC_OPERATIONS = new Set([
   'signup',
   'refreshSession',
   'logout',
+  'startSsoSignIn',
+  'completeSsoSignIn',
 ]);
 /** Dashboard operations: a user session only; an API key is refused with 403 `forbidden`. */
 const SESSION_OPERATIONS = new Set([
@@ -55,6 +57,10 @@ const SESSION_OPERATIONS = new Set([
   'listWorkspaces',
   'activateWorkspace',
   'leaveWorkspace',
+  // Owner-only (`sso:manage`), which no key scope grants: a key is refused 403 like on a dashboard operation.
+  'getSsoConnection',
+  'putSsoConnection',
+  'deleteSsoConnection',
 ]);
 
 type AuthChoice =
@@ -666,7 +672,9 @@ describe('Contract fuzzing of every operation (paths, queries, headers, JSON bod
             const membersRefused =
               ownerRefused ||
               fieldRefused('createInvitation', /^email$/) ||
-              fieldRefused('createApiKey', /^allowedNetworks(\[\d+\])?$/);
+              fieldRefused('createApiKey', /^allowedNetworks(\[\d+\])?$/) ||
+              // A generated issuer has no discovery document to read (nor is a secret stored to keep).
+              fieldRefused('putSsoConnection', /^(issuer|clientSecret)$/);
             if (
               response.status !== 404 &&
               !urlRefused &&

@@ -56,7 +56,7 @@ export async function startOidcProvider(clients: OidcClient[]): Promise<OidcProv
           email: account.email,
           verified: String(account.verified ?? true),
           disabled: String(account.disabled ?? false),
-        })}`,
+        }).toString()}`,
       ),
     publishForeignKey: (on = true) => control(`foreign-key?on=${on}`),
     stop: () => stopChild(child),

@@ -138,7 +138,14 @@ export class SessionService implements OnModuleInit {
   async openSsoSession(person: SsoPerson): Promise<IssuedSession & { deviceToken: string }> {
     const workspace = await this.workspaces.findOneBy({ id: person.workspaceId });
     if (!workspace) throw new ProblemException('forbidden', 'The workspace no longer exists.');
-    const issued = await this.issue(person.user, randomUUID(), null, 'sso', { workspace, breakGlass: false }, person);
+    const issued = await this.issue(
+      person.user,
+      randomUUID(),
+      null,
+      'sso',
+      { workspace, breakGlass: false },
+      person,
+    );
     if (!issued) throw new ProblemException('invalid-credentials', 'The account was removed; sign in again.');
     return { ...issued, deviceToken: this.devices.issue(person.user.email) };
   }
@@ -150,7 +157,9 @@ export class SessionService implements OnModuleInit {
    * SSO is required is the break-glass path, audited as such.
    */
   private async passwordWorkspace(user: User): Promise<{ workspace: Workspace; breakGlass: boolean }> {
-    const rows = await this.workspaces.manager.query<Array<{ id: string; refused: boolean; required: boolean }>>(
+    const rows = await this.workspaces.manager.query<
+      Array<{ id: string; refused: boolean; required: boolean }>
+    >(
       `SELECT member.workspace_id AS id,
          ${ssoRequiredRefusesSql('member.workspace_id', 'member.role').replace(/:sessionId/g, 'NULL')} AS refused,
          EXISTS (SELECT 1 FROM sso_connections c WHERE c.workspace_id = member.workspace_id AND c.sso_required) AS required
@@ -160,7 +169,8 @@ export class SessionService implements OnModuleInit {
     );
     const chosen = rows.find((row) => !row.refused);
     if (!chosen) {
-      if (rows.length === 0) throw new ProblemException('forbidden', 'The user is not a member of any workspace.');
+      if (rows.length === 0)
+        throw new ProblemException('forbidden', 'The user is not a member of any workspace.');
       throw new ProblemException(
         'sso-required',
         "This workspace requires single sign-on: sign in through your company's identity provider.",

@@ -105,7 +105,6 @@ export class SsoService {
    * here, not at the first sign-in). Audited with the settings before and after (never the secret).
    */
   async put(principal: Principal, body: PutSsoConnectionDto): Promise<SsoConnectionView> {
-
     const callback = this.callbackUrl();
     const issuer = body.issuer.replace(/\/+$/, '');
     const verdict = await this.issuerPolicy.check(issuer);
@@ -415,10 +414,11 @@ export class SsoService {
       return cached.config;
     }
     const secret = this.clientSecrets.open(connection.clientSecretEncrypted);
-    if (secret === null)
+    if (secret === null) {
       throw new Error(
         'the stored client secret cannot be read (JWT_SECRET changed?): save the setting again',
       );
+    }
     const config = await this.discover(connection.issuer, connection.clientId, secret);
     if (this.discovered.size >= DISCOVERY_CACHE_SIZE) this.discovered.clear();
     this.discovered.set(connection.workspaceId, { config, at: Date.now() });
@@ -435,7 +435,7 @@ export class SsoService {
     const guardedFetch: oidc.CustomFetch = async (url, options) => {
       const verdict = await policy.check(url);
       if (!verdict.allowed) throw new Error(`${new URL(url).origin} ${verdict.reason}`);
-      return fetch(url, options as RequestInit);
+      return fetch(url, options);
     };
     const config = await oidc.discovery(
       new URL(issuer),
