@@ -35,11 +35,13 @@ export interface Dashboard {
  * a workspace with 10 EUR and no free transcriptions whose first user has a password (created with the
  * operators' CLI), and a fresh Chromium
  * profile. A missing browser or build is an error, never a skip: CI must install both. `chromiumArgs` add to
- * the browser's flags (e.g. a fake microphone).
+ * the browser's flags (e.g. a fake microphone); `serviceEnv` adds to the service's environment (given the URL
+ * it will listen on).
  */
 export async function startDashboard(
   viewport = { width: 1280, height: 800 },
   chromiumArgs: string[] = [],
+  serviceEnv: (baseUrl: string) => Record<string, string> = () => ({}),
 ): Promise<Dashboard> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
@@ -52,7 +54,11 @@ export async function startDashboard(
     );
   }
   const port = await freePort();
-  const service = new ServiceProcess({ PORT: String(port), ROLE: 'all' });
+  const service = new ServiceProcess({
+    PORT: String(port),
+    ROLE: 'all',
+    ...serviceEnv(`http://127.0.0.1:${port}`),
+  });
   const profile = mkdtempSync(join(tmpdir(), 'stt-chromium-'));
   const email = `owner-${Date.now().toString(36)}@dashboard.example`;
   const password = 'correct horse battery staple';

@@ -12,6 +12,7 @@ import { TranscriptionsPage } from './pages/transcriptions-page';
 import { VocabulariesPage } from './pages/vocabularies-page';
 import { WebhooksPage } from './pages/webhooks-page';
 import { mayHaveSession } from './logic/signed-in-hint';
+import { singleSignOnHint } from './logic/single-sign-on';
 import { BASE, navigate, useRoute } from './router';
 import { ClientContext } from './session-context';
 
@@ -91,11 +92,22 @@ export function App() {
 
   if (session === undefined) return <p className="centered">Loading…</p>;
   if (session === null) {
+    const sso = singleSignOnHint(window.location.search);
     return (
       <main className="sign-in">
         <h1>Sign in</h1>
         <p>Transcription dashboard</p>
+        {sso.error && (
+          <p role="alert" className="error">
+            {sso.error}
+          </p>
+        )}
         <SignInForm client={client} onSignedIn={setSession} />
+        {sso.startUrl && (
+          <a className="button" href={sso.startUrl}>
+            Sign in with single sign-on
+          </a>
+        )}
         <ThemeToggle />
       </main>
     );
