@@ -95,6 +95,9 @@ describe('Single sign-on in Chromium', () => {
     await dashboard.context.clearCookies();
     await signInThroughProvider('intruder');
     await page.waitForURL(`${dashboard.baseUrl}/app/?sso_error=email-domain`);
-    await page.getByRole('alert').filter({ hasText: /not in a domain/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /not in a domain/ })
+      .waitFor();
   });
 });

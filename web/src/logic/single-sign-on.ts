@@ -8,7 +8,8 @@ const REASONS: Record<string, string> = {
     'The single sign-on answer did not belong to a sign-in started in this browser (or it took over 10 minutes). Start again.',
   'not-configured': 'This workspace no longer has single sign-on. Sign in with your password.',
   provider: 'Your identity provider refused the sign-in or could not be reached. Start again.',
-  token: "Your identity provider's answer could not be verified. Ask your administrator to check the setting.",
+  token:
+    "Your identity provider's answer could not be verified. Ask your administrator to check the setting.",
   'email-unverified': 'Your identity provider does not confirm your email address.',
   'email-domain': "Your email address is not in a domain this workspace's single sign-on admits.",
 };
