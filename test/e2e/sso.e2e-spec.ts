@@ -40,7 +40,7 @@ describe('Single sign-on (OpenID Connect)', () => {
   const unique = (label: string): string => `${label}-${Date.now()}-${(counter += 1)}`;
 
   /** A workspace whose owner (with a password) set SSO for `domain`. */
-  async function ssoWorkspace(settings: Record<string, unknown> = {}) {
+  async function ssoWorkspace(settings: Record<string, unknown> = {}, idp: OidcProviderProcess = provider) {
     const domain = `${unique('corp')}.example`;
     const ownerEmail = `owner@${domain}`;
     const owner = await t.createWorkspace({
@@ -54,7 +54,7 @@ describe('Single sign-on (OpenID Connect)', () => {
       .put('/v1/workspace/sso')
       .set(session)
       .send({
-        issuer: provider.issuer,
+        issuer: idp.issuer,
         clientId: CLIENT.client_id,
         clientSecret: CLIENT.client_secret,
         allowedDomains: [domain],
@@ -66,12 +66,12 @@ describe('Single sign-on (OpenID Connect)', () => {
   }
 
   /** Starts at the service, signs in at the provider's pages as `login`: the callback URL and the state cookie. */
-  async function atProvider(workspaceId: string, login: string) {
+  async function atProvider(workspaceId: string, login: string, idp: OidcProviderProcess = provider) {
     const start = await t.http().get(`/v1/auth/sso/start?workspace=${workspaceId}`);
     expectMatchesSpec(start, 'startSsoSignIn');
     expect(start.status).toBe(302);
     const location = String(start.headers.location);
-    expect(location.startsWith(`${provider.issuer}/`)).toBe(true);
+    expect(location.startsWith(`${idp.issuer}/`)).toBe(true);
     const authorization = new URL(location).searchParams;
     expect(authorization.get('code_challenge_method')).toBe('S256');
     expect(authorization.get('state')).toBeTruthy();
@@ -87,9 +87,15 @@ describe('Single sign-on (OpenID Connect)', () => {
   }
 
   /** A whole sign-in as `login` (an account of `email` at the provider): the callback's answer. */
-  async function signIn(workspaceId: string, login: string, email: string, verified = true) {
-    await provider.setAccount(login, { email, verified });
-    const { callback, stateCookie } = await atProvider(workspaceId, login);
+  async function signIn(
+    workspaceId: string,
+    login: string,
+    email: string,
+    verified = true,
+    idp: OidcProviderProcess = provider,
+  ) {
+    await idp.setAccount(login, { email, verified });
+    const { callback, stateCookie } = await atProvider(workspaceId, login, idp);
     const answer = await complete(callback.search, stateCookie);
     expectMatchesSpec(answer, 'completeSsoSignIn');
     return answer;
@@ -413,5 +419,27 @@ describe('Single sign-on (OpenID Connect)', () => {
     const start = await t.http().get(`/v1/auth/sso/start?workspace=${workspace.workspaceId}`);
     expectMatchesSpec(start, 'startSsoSignIn');
     expect(start.status).toBe(404);
+  });
+
+  it('a provider that cannot be reached at a refresh is a 503 that ends nothing and renews nothing', async () => {
+    const outage = await startOidcProvider([CLIENT]);
+    try {
+      const workspace = await ssoWorkspace({}, outage);
+      const frank = signedIn(
+        await signIn(workspace.workspaceId, unique('frank'), `frank@${workspace.domain}`, true, outage),
+      );
+      await outage.stop();
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        const refresh = await t.http().post('/v1/auth/refresh').set('Cookie', `stt_refresh=${frank.refresh}`);
+        expectMatchesSpec(refresh, 'refreshSession');
+        // The second is no replay (its rotation was undone) and gets no successor unasked.
+        expect(refresh.status).toBe(503);
+      }
+      // The sign-in was not ended: its access token still works until it expires.
+      expect((await t.http().get('/v1/transcriptions').set(frank.session)).status).toBe(200);
+      expect(await auditActions(workspace.workspaceId)).not.toContain('auth.refresh_token_reused');
+    } finally {
+      await outage.stop();
+    }
   });
 });

@@ -311,14 +311,33 @@ export class SessionService implements OnModuleInit {
       });
       if (!issued) throw invalidRefreshToken('The session has ended; sign in again.');
     }
-    // The provider of a sign-in made through SSO is asked first, once per rotation (by the refresh that made it).
-    if (rotated === 'claimed' && (await this.sso.confirmAtProvider(current.familyId)) === 'ended') {
+    // The provider of a sign-in made through SSO is asked once per rotation, by the refresh that made it.
+    if (rotated === 'claimed' && (await this.confirmAtProvider(current, successor)) === 'ended') {
       await this.revokeFamily(current, 'sso.sign_in_failed');
       throw invalidRefreshToken('The identity provider no longer vouches for this sign-in; sign in again.');
     }
     const user = await this.users.findOneBy({ id: current.userId });
     if (!user) throw invalidRefreshToken('The user of this session no longer exists.');
     return this.session(user, await this.workspaceOf(user, current.familyId), current.familyId, successor);
+  }
+
+  /**
+   * The provider's word on the sign-in of `token`, just rotated to `successor`. A provider that cannot be asked
+   * (a 503) leaves the sign-in as it was: the rotation is undone, so the same token may be presented again later
+   * without counting as a replay, and a second refresh meanwhile cannot take the successor unasked.
+   */
+  private async confirmAtProvider(token: RefreshToken, successor: string): Promise<'live' | 'ended'> {
+    try {
+      return await this.sso.confirmAtProvider(token.familyId);
+    } catch (error) {
+      await this.refreshTokens.manager.transaction(async (manager) => {
+        if (!(await lockUserShared(manager, token.userId))) return;
+        const tokens = manager.getRepository(RefreshToken);
+        await tokens.delete({ tokenHash: hashRefreshToken(successor), familyId: token.familyId });
+        await tokens.update({ id: token.id, revokedOn: IsNull() }, { rotatedOn: null });
+      });
+      throw error;
+    }
   }
 
   /**

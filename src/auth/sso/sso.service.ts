@@ -47,6 +47,11 @@ interface LoginState {
   expiresAt: number;
 }
 
+/** A provider that cannot be reached: a 503 whose retry the client may try soon. */
+const RETRY_AFTER = { 'Retry-After': '5' };
+/** PostgreSQL's unique_violation. */
+const UNIQUE_VIOLATION = '23505';
+
 /** How long a browser may take at the provider between start and callback. */
 export const LOGIN_STATE_TTL_SECONDS = 600;
 const PROVIDER_TIMEOUT_SECONDS = 10;
@@ -187,7 +192,12 @@ export class SsoService {
     if (!connection) throw ProblemException.notFound('Single sign-on for this workspace');
     const config = await this.providerOf(connection).catch((error: unknown) => {
       this.logger.warn(`SSO discovery of ${connection.issuer} failed: ${describe(error)}`);
-      throw new ProblemException('service-unavailable', 'The identity provider could not be reached.');
+      throw new ProblemException(
+        'service-unavailable',
+        'The identity provider could not be reached.',
+        {},
+        RETRY_AFTER,
+      );
     });
     const login: LoginState = {
       workspaceId,
@@ -253,7 +263,11 @@ export class SsoService {
       if (!connection.allowedDomains.includes(domain)) {
         throw new SsoSignInRefused('email-domain', `Email addresses of ${domain} may not sign in here.`);
       }
-      const user = await this.join(connection, claims.sub, email, profile.name);
+      // Two first sign-ins of one new person at once: the loser of the users' unique email finds the winner's.
+      const user = await this.join(connection, claims.sub, email, profile.name).catch((error: unknown) => {
+        if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
+        return this.join(connection, claims.sub, email, profile.name);
+      });
       return {
         user,
         workspaceId: connection.workspaceId,
@@ -500,6 +514,8 @@ function providerUnreachable(error: unknown): ProblemException {
   return new ProblemException(
     'service-unavailable',
     `The identity provider could not confirm this sign-in (${describe(error)}); try again.`,
+    {},
+    RETRY_AFTER,
   );
 }
 
