@@ -1,6 +1,6 @@
 import { apiKeyLiveSql } from './api-key.service';
 import { rolesWith } from '../common/principal/permission-table';
-import { signInLiveSql } from './session/sign-in-locks';
+import { signInLiveSql } from './sign-in-locks';
 
 /** The roles that may stream (from the one permission table), as an SQL list. */
 const STREAMING_ROLES = rolesWith('transcriptions:write')

@@ -2135,7 +2135,7 @@ export interface components {
          *     `api_key.scopes_changed`, `realtime.client_secret_created`.
          * @enum {string}
          */
-        AuditAction: "auth.sign_in" | "auth.sign_in_failed" | "auth.sign_out" | "auth.refresh_token_reused" | "api_key.created" | "api_key.revoked" | "api_key.used_from_new_network" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "workspace.retention_changed" | "billing.low_balance_threshold_changed" | "billing.auto_reload_changed" | "billing.balance_topped_up" | "transcription.deleted" | "transcription.audio_downloaded" | "audit_log.exported" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "invitation.resent" | "workspace.ownership_transferred" | "sso.settings_changed" | "sso.sign_in" | "sso.sign_in_failed" | "auth.break_glass_sign_in" | "api_key.scopes_changed" | "realtime.client_secret_created";
+        AuditAction: "auth.sign_in" | "auth.sign_in_failed" | "auth.sign_out" | "auth.refresh_token_reused" | "api_key.created" | "api_key.revoked" | "api_key.used_from_new_network" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "workspace.retention_changed" | "billing.low_balance_threshold_changed" | "billing.auto_reload_changed" | "billing.balance_topped_up" | "transcription.deleted" | "transcription.audio_downloaded" | "audit_log.exported" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "invitation.resent" | "sso.settings_changed" | "sso.sign_in" | "sso.sign_in_failed" | "auth.break_glass_sign_in" | "workspace.ownership_transferred" | "api_key.scopes_changed" | "realtime.client_secret_created";
         /**
          * @description `user`: a signed-in user; `api_key`: an API key (its creator is not the actor); `operator`: the
          *     operator's CLI (no user); `anonymous`: a caller that proved nothing (a failed sign-in, a replayed
@@ -4056,6 +4056,9 @@ export interface operations {
                     Location: string;
                     /** @description `stt_sso=<sealed login state>; Path=/v1/auth/sso/callback; Max-Age=600; HttpOnly; SameSite=Lax`. */
                     "Set-Cookie": string;
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4088,6 +4091,9 @@ export interface operations {
                     Location: string;
                     /** @description The cleared `stt_sso`; signed in, also the cookies of `login`. */
                     "Set-Cookie": string;
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;

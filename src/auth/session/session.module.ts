@@ -15,7 +15,7 @@ import { SessionController, SignupEnabledGuard } from './session.controller';
 import { SessionService } from './session.service';
 import { UserPasswordService } from './user-password.service';
 import { SsoModule } from '../sso/sso.module';
-import { SsoSettingsController, SsoSignInController } from '../sso/sso.controller';
+import { SsoSignInController } from './sso-sign-in.controller';
 
 /** Dashboard sign-in, refresh and sign-out; sign-up creates workspaces through WorkspaceProvisioningModule. */
 @Module({
@@ -27,7 +27,7 @@ import { SsoSettingsController, SsoSignInController } from '../sso/sso.controlle
     MembersModule,
     SsoModule,
   ],
-  controllers: [SessionController, SsoSettingsController, SsoSignInController],
+  controllers: [SessionController, SsoSignInController],
   providers: [
     SessionService,
     UserPasswordService,

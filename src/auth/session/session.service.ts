@@ -22,8 +22,8 @@ import {
   verifyPassword,
 } from './password-hasher';
 import { RefreshToken } from './refresh-token.entity';
-import { lockUserExclusive, lockUserShared } from './sign-in-locks';
-import { normaliseEmail } from './user-password.service';
+import { lockUserExclusive, lockUserShared } from '../sign-in-locks';
+import { normaliseEmail } from '../email-address';
 import type { Schema } from '../../openapi/contract-types';
 import { SsoPerson, SsoService } from '../sso/sso.service';
 import { SsoSignIn } from '../sso/sso-sign-in.entity';

@@ -5,11 +5,8 @@ import { User } from '../../account/user.entity';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { hashPassword, passwordProblem } from './password-hasher';
 import { RefreshToken } from './refresh-token.entity';
-import { lockUserExclusive } from './sign-in-locks';
-
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
+import { lockUserExclusive } from '../sign-in-locks';
+import { normaliseEmail } from '../email-address';
 
 /** Sets a user's dashboard password (operator CLI); the one place a stored password changes. */
 @Injectable()

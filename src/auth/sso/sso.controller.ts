@@ -1,16 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Put, Query, Req, Res } from '@nestjs/common';
-import type { Request, Response } from 'express';
-import { isUuid } from '../../common/http/resource-id.pipe';
+import { Body, Controller, Delete, Get, HttpCode, Put } from '@nestjs/common';
 import { CurrentPrincipal } from '../../common/principal/current-principal.decorator';
 import type { Principal } from '../../common/principal/principal';
-import { Public } from '../../common/principal/public.decorator';
 import { RequirePermission } from '../../common/principal/require-permission.decorator';
-import { ProblemException } from '../../common/problem/problem.exception';
 import type { ResponseOf } from '../../openapi/contract-types';
-import { SessionCookies } from '../session/session-cookies';
-import { SessionService } from '../session/session.service';
 import { PutSsoConnectionDto } from './sso.dto';
-import { SsoService, SsoSignInRefused } from './sso.service';
+import { SsoService } from './sso.service';
 
 /** The workspace's single sign-on setting (owners: the provider decides who is whom). */
 @Controller('v1/workspace/sso')
@@ -38,64 +32,4 @@ export class SsoSettingsController {
   async remove(@CurrentPrincipal() principal: Principal): Promise<void> {
     await this.sso.remove(principal);
   }
-}
-
-/** Where the dashboard lands after a sign-in through SSO, or with `?sso_error=<reason>` after a refusal. */
-const DASHBOARD = '/app/';
-
-/** The browser's sign-in through a workspace's OpenID provider. Public: this is how a browser gets a credential. */
-@Public()
-@Controller('v1/auth/sso')
-export class SsoSignInController {
-  constructor(
-    private readonly sso: SsoService,
-    private readonly sessions: SessionService,
-    private readonly cookies: SessionCookies,
-  ) {}
-
-  /** Sends the browser to the workspace's provider, with this login's state sealed in its `stt_sso` cookie. */
-  @Get('start')
-  async start(@Query('workspace') workspace: unknown, @Res() response: Response): Promise<void> {
-    if (typeof workspace !== 'string' || !isUuid(workspace)) {
-      throw ProblemException.field('workspace', 'workspace must be the id (a UUID) of a workspace');
-    }
-    const { redirectTo, stateCookie } = await this.sso.start(workspace);
-    this.cookies.setSsoState(response, stateCookie);
-    response.setHeader('Cache-Control', 'no-store');
-    response.status(302).setHeader('Location', redirectTo);
-    response.end();
-  }
-
-  /**
-   * The provider sends the browser back here. Signed in: the session cookies are set and the browser goes to
-   * the dashboard; refused: the dashboard with `?sso_error=<reason>` (and the refusal is audited).
-   */
-  @Get('callback')
-  async callback(@Req() request: Request, @Res() response: Response): Promise<void> {
-    const query = request.originalUrl.includes('?')
-      ? request.originalUrl.slice(request.originalUrl.indexOf('?') + 1)
-      : '';
-    const stateCookie = this.cookies.ssoState(request);
-    this.cookies.clearSsoState(response);
-    response.setHeader('Cache-Control', 'no-store');
-    try {
-      const person = await this.sso.complete(query, stateCookie);
-      const signedIn = await this.sessions.openSsoSession(person);
-      this.cookies.setDevice(response, signedIn.deviceToken);
-      this.cookies.set(response, {
-        accessToken: signedIn.view.accessToken,
-        refreshToken: signedIn.refreshToken,
-      });
-      redirect(response, DASHBOARD);
-    } catch (error) {
-      if (!(error instanceof SsoSignInRefused)) throw error;
-      redirect(response, `${DASHBOARD}?sso_error=${error.reason}`);
-    }
-  }
-}
-
-/** A 303 to the dashboard, with no body (Express's redirect would write one). */
-function redirect(response: Response, location: string): void {
-  response.status(303).setHeader('Location', location);
-  response.end();
 }

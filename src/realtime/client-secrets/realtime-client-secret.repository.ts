@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { lockApiKeyShared } from '../../auth/api-key.service';
 import { credentialLiveSql } from '../../auth/credential-liveness';
-import { lockUserShared } from '../../auth/session/sign-in-locks';
+import { lockUserShared } from '../../auth/sign-in-locks';
 import type { SessionConfig } from '../realtime-session-config';
 import { RealtimeClientSecret } from './realtime-client-secret.entity';
 
