@@ -415,7 +415,11 @@ describe('Single sign-on (OpenID Connect)', () => {
     expect(ended.body.type).toBe(`${PROBLEMS}/invalid-token`);
     const gone = await t.http().get('/v1/workspace/sso').set(workspace.session);
     expectMatchesSpec(gone, 'getSsoConnection');
-    expect(gone.status).toBe(404);
+    expect(gone.status).toBe(200);
+    expect(gone.body.data).toBeNull();
+    const again = await t.http().delete('/v1/workspace/sso').set(workspace.session);
+    expectMatchesSpec(again, 'deleteSsoConnection');
+    expect(again.status).toBe(404);
     const start = await t.http().get(`/v1/auth/sso/start?workspace=${workspace.workspaceId}`);
     expectMatchesSpec(start, 'startSsoSignIn');
     expect(start.status).toBe(404);

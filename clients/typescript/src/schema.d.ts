@@ -477,12 +477,8 @@ export interface paths {
         /**
          * Read the workspace's single sign-on
          * @description Extension. The workspace's OpenID provider setting, never its client secret; `callbackUrl` is what to
-         *     register at the provider and `signInUrl` the link members sign in with. Owners only (`sso:manage`): the
-         *     provider decides who is whom in the workspace.
-         *
-         *     | Slug | Status | When |
-         *     |---|---|---|
-         *     | `not-found` | 404 | the workspace has no single sign-on |
+         *     register at the provider and `signInUrl` the link members sign in with; `data` is null while the workspace
+         *     has none. Owners only (`sso:manage`): the provider decides who is whom in the workspace.
          */
         get: operations["getSsoConnection"];
         /**
@@ -4415,7 +4411,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The setting. */
+            /** @description The setting, or null. */
             200: {
                 headers: {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
@@ -4425,13 +4421,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["SsoConnection"];
+                        data: components["schemas"]["SsoConnection"] | null;
                     };
                 };
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["Internal"];

@@ -99,10 +99,10 @@ export class SsoService {
 
   // ---- settings ------------------------------------------------------------------------------------------
 
-  async get(workspaceId: string): Promise<SsoConnectionView> {
+  /** The setting, or null while the workspace has none. */
+  async get(workspaceId: string): Promise<SsoConnectionView | null> {
     const connection = await this.dataSource.getRepository(SsoConnection).findOneBy({ workspaceId });
-    if (!connection) throw ProblemException.notFound('The single sign-on setting');
-    return this.view(connection);
+    return connection ? this.view(connection) : null;
   }
 
   /**
@@ -147,7 +147,9 @@ export class SsoService {
       });
     });
     this.discovered.delete(principal.workspaceId);
-    return this.get(principal.workspaceId);
+    const saved = await this.get(principal.workspaceId);
+    if (!saved) throw ProblemException.notFound('The single sign-on setting');
+    return saved;
   }
 
   /**

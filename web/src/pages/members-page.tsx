@@ -1,6 +1,7 @@
 import { FormEvent, useCallback, useEffect, useId, useState } from 'react';
 import { CreatedInvitation, Invitation, Member, Role } from '../api/types';
 import { CopyButton } from '../components/copy-button';
+import { SsoSettings } from '../components/sso-settings';
 import { textField } from '../logic/form-fields';
 import { useClient } from '../session-context';
 
@@ -179,6 +180,7 @@ export function MembersPage() {
           </>
         )}
       </section>
+      <SsoSettings />
     </>
   );
 }
