@@ -116,6 +116,10 @@ describe('Single sign-on (OpenID Connect)', () => {
     expect(cookieValue(answer, 'stt_sso')).toBe('');
   }
 
+  /** Sets the user's active workspace directly (as a switch made elsewhere would). */
+  const makeActive = (userId: string, workspaceId: string): Promise<unknown> =>
+    db.query('UPDATE users SET active_workspace_id = $1 WHERE id = $2', [workspaceId, userId]);
+
   const auditActions = async (workspaceId: string): Promise<string[]> =>
     (
       await db.query<Array<{ action: string }>>(
@@ -173,10 +177,7 @@ describe('Single sign-on (OpenID Connect)', () => {
       workspace.workspaceId,
       admin.userId,
     ]);
-    await db.query('UPDATE users SET active_workspace_id = $1 WHERE id = $2', [
-      workspace.workspaceId,
-      admin.userId,
-    ]);
+    await makeActive(admin.userId, workspace.workspaceId);
     const asAdmin = await t
       .http()
       .get('/v1/workspace/sso')
@@ -300,10 +301,7 @@ describe('Single sign-on (OpenID Connect)', () => {
       workspace.workspaceId,
       member.userId,
     ]);
-    await db.query('UPDATE users SET active_workspace_id = $1 WHERE id = $2', [
-      workspace.workspaceId,
-      member.userId,
-    ]);
+    await makeActive(member.userId, workspace.workspaceId);
 
     // Bob also has a workspace without SSO: his password signs him in there, never in the SSO one.
     const elsewhere = await t.http().post('/v1/auth/login').send({ email: memberEmail, password: PASSWORD });
@@ -329,10 +327,7 @@ describe('Single sign-on (OpenID Connect)', () => {
     expect(refusedLogin.status).toBe(403);
     expect(refusedLogin.body.type).toBe(`${PROBLEMS}/sso-required`);
     // An operator's token (no sign-in) is refused there too.
-    await db.query('UPDATE users SET active_workspace_id = $1 WHERE id = $2', [
-      workspace.workspaceId,
-      member.userId,
-    ]);
+    await makeActive(member.userId, workspace.workspaceId);
     const operatorToken = await t
       .http()
       .get('/v1/transcriptions')
@@ -371,7 +366,7 @@ describe('Single sign-on (OpenID Connect)', () => {
     expectMatchesSpec(away, 'activateWorkspace');
     expect(away.status).toBe(403);
     // Her own active workspace changing elsewhere does not move the SSO sign-in.
-    await db.query('UPDATE users SET active_workspace_id = $1 WHERE id = $2', [own.workspaceId, own.userId]);
+    await makeActive(own.userId, own.workspaceId);
     const profile = await t.http().get('/v1/account/profile').set(viaSso.session);
     expect(profile.status).toBe(200);
     expect(JSON.stringify(profile.body)).toContain(workspace.workspaceId);
