@@ -1,6 +1,7 @@
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { hashPassword } from '../../src/auth/session/password-hasher';
+import { eventually } from '../support/eventually';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { OidcProviderProcess, signInAtProvider, startOidcProvider } from '../support/oidc-provider';
 import { cookieValue } from '../support/sessions';
@@ -440,5 +441,45 @@ describe('Single sign-on (OpenID Connect)', () => {
     } finally {
       await outage.stop();
     }
+  });
+
+  it('removing the setting wins a race with a sign-in completing through it', async () => {
+    const workspace = await ssoWorkspace();
+    const login = unique('gina');
+    await provider.setAccount(login, { email: `gina@${workspace.domain}` });
+    const { callback, stateCookie } = await atProvider(workspace.workspaceId, login);
+    // A removal in progress: the setting's row held as DELETE /v1/workspace/sso holds it.
+    const removal = db.createQueryRunner();
+    await removal.connect();
+    await removal.startTransaction();
+    try {
+      await removal.query('SELECT 1 FROM sso_connections WHERE workspace_id = $1 FOR UPDATE', [
+        workspace.workspaceId,
+      ]);
+      const answer = complete(callback.search, stateCookie).then((response) => response);
+      // The sign-in waits on the setting (it takes it before making the sign-in)...
+      await eventually(
+        'the sign-in waiting on the SSO setting',
+        async () =>
+          (
+            await db.query<unknown[]>(
+              `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM sso_connections%FOR SHARE%'`,
+            )
+          ).length > 0,
+        10_000,
+        50,
+      );
+      // ...so the removal, committing first, leaves it nothing to make.
+      await removal.query('DELETE FROM sso_connections WHERE workspace_id = $1', [workspace.workspaceId]);
+      await removal.commitTransaction();
+      refused(await answer, 'not-configured');
+    } finally {
+      if (removal.isTransactionActive) await removal.rollbackTransaction();
+      await removal.release();
+    }
+    const signIns = await db.query<unknown[]>('SELECT 1 FROM sso_sign_ins WHERE workspace_id = $1', [
+      workspace.workspaceId,
+    ]);
+    expect(signIns).toHaveLength(0);
   });
 });

@@ -25,7 +25,7 @@ import { RefreshToken } from './refresh-token.entity';
 import { lockUserExclusive, lockUserShared } from '../sign-in-locks';
 import { normaliseEmail } from '../email-address';
 import type { Schema } from '../../openapi/contract-types';
-import { SsoPerson, SsoService } from '../sso/sso.service';
+import { SsoPerson, SsoService, SsoSignInRefused } from '../sso/sso.service';
 import { SsoSignIn } from '../sso/sso-sign-in.entity';
 import { ssoRequiredRefusesSql } from '../sso/sso-sign-in-rules';
 
@@ -146,7 +146,12 @@ export class SessionService implements OnModuleInit {
       { workspace, breakGlass: false },
       person,
     );
-    if (!issued) throw new ProblemException('invalid-credentials', 'The account was removed; sign in again.');
+    if (!issued) {
+      throw new SsoSignInRefused(
+        'not-configured',
+        'The single sign-on setting or the account was removed meanwhile.',
+      );
+    }
     return { ...issued, deviceToken: this.devices.issue(person.user.email) };
   }
 
@@ -454,6 +459,9 @@ export class SessionService implements OnModuleInit {
     const { workspace, breakGlass } = acting;
     const refreshToken = randomBytes(32).toString('base64url');
     const inserted = await this.refreshTokens.manager.transaction(async (manager: EntityManager) => {
+      // An SSO sign-in holds its setting first (the order SsoService.remove takes them in): a removal either
+      // waits and ends this sign-in too, or has removed the setting and this sign-in is not made.
+      if (viaSso && !(await this.sso.holdSetting(manager, viaSso.workspaceId))) return false;
       const locked = await lockUserShared(manager, user.id);
       if (!locked || (checkedHash !== null && locked.passwordHash !== checkedHash)) return false;
       await manager.getRepository(RefreshToken).insert(this.tokenRow(user.id, familyId, refreshToken));

@@ -329,6 +329,19 @@ export class SsoService {
     }
   }
 
+  /**
+   * Holds the workspace's setting (`FOR SHARE`) in a new SSO sign-in's transaction, before the user's row: the
+   * order `remove` takes them in (setting, then users), so a removal and a sign-in never wait on each other in
+   * opposite orders. False when the setting is gone.
+   */
+  async holdSetting(tx: EntityManager, workspaceId: string): Promise<boolean> {
+    const rows = await tx.query<unknown[]>(
+      'SELECT 1 FROM sso_connections WHERE workspace_id = $1 FOR SHARE',
+      [workspaceId],
+    );
+    return rows.length > 0;
+  }
+
   /** The sign-in row of a new SSO sign-in, inserted by SessionService in the sign-in's transaction. */
   signInRow(familyId: string, person: SsoPerson): Partial<SsoSignIn> {
     return {
