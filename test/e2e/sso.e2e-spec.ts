@@ -341,6 +341,21 @@ describe('Single sign-on (OpenID Connect)', () => {
     const viaSso = signedIn(await signIn(workspace.workspaceId, unique('bob'), memberEmail));
     expect((await t.http().get('/v1/transcriptions').set(viaSso.session)).status).toBe(200);
 
+    // An invitation still makes the membership, but its password sign-in is refused there.
+    const invited = await t
+      .http()
+      .post('/v1/workspace/invitations')
+      .set(workspace.session)
+      .send({ email: `newbie@${workspace.domain}`, role: 'member' });
+    expect(invited.status).toBe(201);
+    const accepted = await t
+      .http()
+      .post('/v1/auth/invitations/accept')
+      .send({ token: invited.body.data.token, password: PASSWORD });
+    expectMatchesSpec(accepted, 'acceptInvitation');
+    expect(accepted.status).toBe(403);
+    expect(accepted.body.type).toBe(`${PROBLEMS}/sso-required`);
+
     // The owner's password still works: the audited break-glass path.
     const owner = await t
       .http()

@@ -679,6 +679,7 @@ export interface paths {
          *     |---|---|---|
          *     | `invalid-credentials` | 401 | the invited email has an account and the password is wrong |
          *     | `not-found` | 404 | the token is unknown, used, revoked or expired |
+         *     | `sso-required` | 403 | the membership is made, but the workspace requires single sign-on and the user owns no workspace that admits a password: sign in through the workspace's provider |
          *     | `validation` | 422 | a missing field, or a new account's password that breaks the rules |
          *     | `rate-limit` | 429 | too many attempts from this client or for this email |
          */
@@ -4758,6 +4759,7 @@ export interface operations {
             200: components["responses"]["SessionIssued"];
             400: components["responses"]["MalformedRequest"];
             401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
