@@ -21,6 +21,8 @@ const base = {
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs/terminus|openid-client|oauth4webapi|jose)/)'],
 };
 module.exports = {
+  // `--shard` by measured seconds rather than by a hash of the path (scripts/run-tests.mjs's e2e lanes).
+  testSequencer: '<rootDir>/test/support/balanced-sequencer.js',
   // Jest's summary, then each project's time and counts and every skipped test by name (.ci/run shows them).
   reporters: ['default', '<rootDir>/test/support/project-timing-reporter.js'],
   projects: [
