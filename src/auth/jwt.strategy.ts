@@ -12,6 +12,8 @@ import { bearerCredential } from './authorization-header';
 import { Principal } from '../common/principal/principal';
 import { SessionCookies } from './session/session-cookies';
 import { isRole, permissionsOfRole, Role } from '../common/principal/permission-table';
+import { WorkspaceMember } from './members/workspace-member.entity';
+import { SsoSignIn } from './sso/sso-sign-in.entity';
 import { actingWorkspaceSql, ssoRequiredRefusesSql } from './sso/sso-sign-in-rules';
 
 export const JWT_STRATEGY = 'jwt';
@@ -26,15 +28,14 @@ interface JwtClaims {
 /** How far ahead of this machine's clock a token's `iat` may be (the issuer's clock may run a little fast). */
 export const ISSUED_AT_SKEW_SECONDS = 60;
 
-/** The workspace the sign-in acts in: its SSO workspace, else the user's active one (sso-sign-in-rules.ts). */
-const ACTING_WORKSPACE = actingWorkspaceSql('"user"."id"', '"user"."active_workspace_id"');
-
-/** The user's role in the acting workspace: null when the user is no (longer a) member of it. */
-const MEMBER_ROLE = `(SELECT member.role FROM workspace_members member
-  WHERE member.workspace_id = ${ACTING_WORKSPACE} AND member.user_id = "user"."id")`;
+/**
+ * The workspace the sign-in acts in: its SSO workspace, else the user's active one (sso-sign-in-rules.ts), over
+ * the `sso` join of userAndSession.
+ */
+const ACTING_WORKSPACE = actingWorkspaceSql('sso', '"user"."active_workspace_id"');
 
 /** Whether the acting workspace requires SSO and this sign-in did not come through it (owners excepted). */
-const SSO_REFUSED = ssoRequiredRefusesSql(ACTING_WORKSPACE, MEMBER_ROLE);
+const SSO_REFUSED = ssoRequiredRefusesSql(ACTING_WORKSPACE, 'member.role', ':sessionId');
 
 /**
  * A dashboard sign-in (`sid`: its refresh-token family) is live while a token of the family is not revoked:
@@ -129,7 +130,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   }
 
   /**
-   * The user, the user's role in the active workspace, and whether the sign-in is live (always, for a token
+   * The user, the workspace the sign-in acts in and the user's role there, whether SSO refuses it there,
+   * whether the sign-in is live (always, for a token
    * of no sign-in: `token:issue`'s), in one statement.
    */
   private async userAndSession(
@@ -143,13 +145,21 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     ssoRefused: boolean;
     viaSso: boolean;
   }> {
+    // Each table once: the sign-in's SSO row (none for a token of no sign-in), then the membership in the
+    // workspace it acts in (none: no longer a member).
     const query = this.users
       .createQueryBuilder('user')
+      .leftJoin(SsoSignIn, 'sso', 'sso.family_id = :sessionId AND sso.user_id = "user"."id"')
+      .leftJoin(
+        WorkspaceMember,
+        'member',
+        `member.user_id = "user"."id" AND member.workspace_id = ${ACTING_WORKSPACE}`,
+      )
       .where('user.id = :userId', { userId })
-      .addSelect(MEMBER_ROLE, 'member_role')
+      .addSelect('member.role', 'member_role')
       .addSelect(ACTING_WORKSPACE, 'acting_workspace')
       .addSelect(SSO_REFUSED, 'sso_refused')
-      .addSelect('EXISTS (SELECT 1 FROM sso_sign_ins own WHERE own.family_id = :sessionId)', 'via_sso')
+      .addSelect('sso.family_id IS NOT NULL', 'via_sso')
       .addSelect(sessionId === undefined ? 'true' : SESSION_LIVE, 'session_live')
       .setParameter('sessionId', sessionId ?? null);
     const { entities, raw } = await query.getRawAndEntities<{

@@ -256,7 +256,7 @@ export class MembersService {
       );
     }
     const rows = await this.dataSource.query<Array<{ refused: boolean }>>(
-      `SELECT ${ssoRequiredRefusesSql('$2::uuid', 'member.role').replace(/:sessionId/g, '$3::uuid')} AS refused
+      `SELECT ${ssoRequiredRefusesSql('$2::uuid', 'member.role', '$3::uuid')} AS refused
        FROM workspace_members member WHERE member.user_id = $1 AND member.workspace_id = $2`,
       [userId, workspaceId, principal.signInId ?? null],
     );

@@ -166,7 +166,7 @@ export class SessionService implements OnModuleInit {
       Array<{ id: string; refused: boolean; required: boolean }>
     >(
       `SELECT member.workspace_id AS id,
-         ${ssoRequiredRefusesSql('member.workspace_id', 'member.role').replace(/:sessionId/g, 'NULL')} AS refused,
+         ${ssoRequiredRefusesSql('member.workspace_id', 'member.role', 'NULL')} AS refused,
          EXISTS (SELECT 1 FROM sso_connections c WHERE c.workspace_id = member.workspace_id AND c.sso_required) AS required
        FROM workspace_members member WHERE member.user_id = $1
        ORDER BY member.workspace_id = $2 DESC, member.joined_on, member.workspace_id`,
