@@ -3,6 +3,7 @@ import type { CookieOptions, Request, Response } from 'express';
 import { ProcessConfig } from '../../common/lifecycle/process.config';
 import { DashboardSessionConfig } from './dashboard-session.config';
 import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_MS, DEVICE_COOKIE_PATH } from './device-cookie';
+import { LOGIN_STATE_TTL_SECONDS } from '../sso/sso.service';
 
 /** The access JWT; authenticates safe methods only (EventSource, `<audio src>`), never a write. */
 export const SESSION_COOKIE = 'stt_session';
@@ -17,8 +18,6 @@ export const SIGNED_IN_HINT_COOKIE = 'stt_signed_in';
 /** The dashboard's path: the hint is sent to (and readable by) its pages only. */
 const DASHBOARD_PATH = '/app';
 const SSO_CALLBACK_PATH = '/v1/auth/sso/callback';
-/** As long as a login may take at the provider (LOGIN_STATE_TTL_SECONDS of src/auth/sso/sso.service.ts). */
-const SSO_STATE_MAX_AGE_MS = 600_000;
 /**
  * Browsers keep a cookie of this name only when it is `Secure` and was set over HTTPS, so a page on plain
  * HTTP (or a network attacker injecting one) cannot plant a session cookie the service would read.
@@ -139,7 +138,8 @@ export class SessionCookies {
     response.cookie(this.ssoStateName, sealed, {
       ...this.attributes(SSO_CALLBACK_PATH),
       sameSite: 'lax',
-      maxAge: SSO_STATE_MAX_AGE_MS,
+      // As long as the sealed state itself is valid: the time a login may take at the provider.
+      maxAge: LOGIN_STATE_TTL_SECONDS * 1000,
     });
   }
 

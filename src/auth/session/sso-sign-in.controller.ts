@@ -29,8 +29,7 @@ export class SsoSignInController {
     const { redirectTo, stateCookie } = await this.sso.start(workspace);
     this.cookies.setSsoState(response, stateCookie);
     response.setHeader('Cache-Control', 'no-store');
-    response.status(302).setHeader('Location', redirectTo);
-    response.end();
+    redirect(response, 302, redirectTo);
   }
 
   /**
@@ -53,16 +52,16 @@ export class SsoSignInController {
         accessToken: signedIn.view.accessToken,
         refreshToken: signedIn.refreshToken,
       });
-      redirect(response, DASHBOARD);
+      redirect(response, 303, DASHBOARD);
     } catch (error) {
       if (!(error instanceof SsoSignInRefused)) throw error;
-      redirect(response, `${DASHBOARD}?sso_error=${error.reason}`);
+      redirect(response, 303, `${DASHBOARD}?sso_error=${error.reason}`);
     }
   }
 }
 
-/** A 303 to the dashboard, with no body (Express's redirect would write one). */
-function redirect(response: Response, location: string): void {
-  response.status(303).setHeader('Location', location);
+/** A redirect with no body (Express's `redirect` would write one, which the contract does not have). */
+function redirect(response: Response, status: 302 | 303, location: string): void {
+  response.status(status).setHeader('Location', location);
   response.end();
 }
