@@ -17,6 +17,7 @@ import { ENGINE_REGISTRY } from './engine/engine-registry';
 import { ModelsConfig } from './engine/models/models.config';
 import { MetricsConfig } from './metrics/metrics.config';
 import { OpenAiCompatConfig } from './openai-compat/openai-compat.config';
+import { DeepgramCompatConfig } from './deepgram-compat/deepgram-compat.config';
 import { QueuesConfig } from './queues/queues.config';
 import { RealtimeConfig } from './realtime/realtime.config';
 import { StorageConfig } from './storage/storage.config';
@@ -50,6 +51,7 @@ export const APP_CONFIG_SLICES: readonly ConfigSlice[] = [
   TranscriptionsConfig,
   RealtimeConfig,
   OpenAiCompatConfig,
+  DeepgramCompatConfig,
   ModelsConfig,
   MetricsConfig,
   AdminConfig,

@@ -21,6 +21,7 @@ import { LanguagesModule } from './languages/languages.module';
 import { MembersModule } from './auth/members/members.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OpenAiCompatModule } from './openai-compat/openai-compat.module';
+import { DeepgramCompatModule } from './deepgram-compat/deepgram-compat.module';
 import { RealtimeModule } from './realtime/realtime.module';
 import { VocabulariesModule } from './vocabularies/vocabularies.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -58,6 +59,7 @@ export class AppModule {
         TranscriptionsModule,
         RetentionModule,
         OpenAiCompatModule,
+        DeepgramCompatModule,
         RealtimeModule,
       ],
     };

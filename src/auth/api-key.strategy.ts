@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
 import { ProblemException } from '../common/problem/problem.exception';
 import { ApiKeyService } from './api-key.service';
-import { bearerCredential } from './authorization-header';
+import { bearerCredential, tokenCredential } from './authorization-header';
 import { Principal } from '../common/principal/principal';
 import { permissionsOfScopes } from '../common/principal/permission-table';
 
@@ -50,7 +50,7 @@ export class ApiKeyHeaderStrategy extends PassportStrategy(HeaderAPIKeyStrategy,
 }
 
 /**
- * `Authorization: Bearer svc_live_…`. The strategy hands over the whole header (no prefix: its prefix match
+ * `Authorization: Bearer svc_live_…` (or Deepgram's `Token svc_live_…` on its route). The strategy hands over the whole header (no prefix: its prefix match
  * is case-sensitive) and the scheme is read by the one Authorization parser, case-insensitively (RFC 7235).
  */
 @Injectable()
@@ -60,6 +60,8 @@ export class ApiKeyBearerStrategy extends PassportStrategy(HeaderAPIKeyStrategy,
   }
 
   validate(authorization: string): Promise<Principal> {
-    return principalForKey(this.apiKeys, bearerCredential(authorization) ?? '');
+    // `Token <key>` reaches this strategy only from the Deepgram-compatible route (CredentialResolver).
+    const key = bearerCredential(authorization) ?? tokenCredential(authorization) ?? '';
+    return principalForKey(this.apiKeys, key);
   }
 }

@@ -10,3 +10,14 @@ export function bearerCredential(authorization: string | undefined): string | nu
   if (authorization === undefined) return null;
   return BEARER_CREDENTIALS.exec(authorization.trim())?.[1] ?? null;
 }
+
+const TOKEN_CREDENTIALS = /^token[ \t]+(\S+)$/i;
+
+/**
+ * The credential of Deepgram's `Authorization: Token <API key>`, which its SDK sends: accepted on the
+ * Deepgram-compatible route only (CredentialResolver), and only for an API key.
+ */
+export function tokenCredential(authorization: string | undefined): string | null {
+  if (authorization === undefined) return null;
+  return TOKEN_CREDENTIALS.exec(authorization.trim())?.[1] ?? null;
+}

@@ -8,7 +8,8 @@ import {
   ApiKeyBearerStrategy,
   ApiKeyHeaderStrategy,
 } from './api-key.strategy';
-import { bearerCredential } from './authorization-header';
+import { bearerCredential, tokenCredential } from './authorization-header';
+import { DEEPGRAM_LISTEN_PATH, requestPath } from '../common/http/request-path';
 import { JWT_STRATEGY, JwtStrategy } from './jwt.strategy';
 import { AuthOutcome, Principal, RequestWithAuth } from '../common/principal/principal';
 import { SessionCookies } from './session/session-cookies';
@@ -47,9 +48,18 @@ export class CredentialResolver {
         : this.run(JWT_STRATEGY, request, response);
     }
     if (authorization !== undefined) {
+      const deepgram = requestPath(request) === DEEPGRAM_LISTEN_PATH;
+      if (deepgram && tokenCredential(authorization) !== null) {
+        return this.run(API_KEY_BEARER_STRATEGY, request, response);
+      }
       const credential = bearerCredential(authorization);
       if (credential === null) {
-        return failed('unauthorized', 'The Authorization header must be `Bearer <credential>`.');
+        return failed(
+          'unauthorized',
+          deepgram
+            ? 'The Authorization header must be `Token <API key>` or `Bearer <credential>`.'
+            : 'The Authorization header must be `Bearer <credential>`.',
+        );
       }
       if (credential.startsWith('svc_')) return this.run(API_KEY_BEARER_STRATEGY, request, response);
       if (credential.split('.').length === 3) return this.run(JWT_STRATEGY, request, response);

@@ -5,6 +5,7 @@ import { CurrentPrincipal } from '../common/principal/current-principal.decorato
 import type { Principal } from '../common/principal/principal';
 import { OpenAiErrorFilter } from './openai-error.filter';
 import { OpenAiTranscriptionService } from './openai-transcription.service';
+import { closedSignal } from '../transcriptions/job-end-wait';
 
 /** OpenAI's `audio/transcriptions`, so the official SDKs work with only their baseURL changed. */
 @Controller('v1/audio')
@@ -22,13 +23,4 @@ export class OpenAiCompatController {
     const answer = await this.openai.transcribe(principal, request, closedSignal(response));
     if (answer) response.status(200).setHeader('Content-Type', answer.contentType).end(answer.body);
   }
-}
-
-/** Aborts when the connection closes before the answer is sent (the client gave up waiting). */
-function closedSignal(response: Response): AbortSignal {
-  const controller = new AbortController();
-  response.once('close', () => {
-    if (!response.writableFinished) controller.abort();
-  });
-  return controller.signal;
 }

@@ -12,6 +12,7 @@ import type {
   TranscriptionUploadService,
   UploadRoute,
 } from '../transcriptions/upload/transcription-upload.service';
+import { JobEndWait } from '../transcriptions/job-end-wait';
 import { OpenAiApiError } from './openai-error';
 import { OpenAiTranscriptionService } from './openai-transcription.service';
 
@@ -54,7 +55,8 @@ function harness() {
     OPENAI_SYNC_MAX_DURATION_SECONDS: 600,
   };
   const shutdown = new ShutdownCoordinator({ SHUTDOWN_GRACE_MS: 10_000 } as ProcessConfig);
-  const service = new OpenAiTranscriptionService(uploads, transcriptions, events, config, shutdown);
+  const wait = new JobEndWait(transcriptions, events, shutdown);
+  const service = new OpenAiTranscriptionService(uploads, transcriptions, wait, config);
   const closed = new AbortController();
   const principal = { workspaceId: 'w' } as Principal;
   return {

@@ -1,10 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
 import type { Principal } from '../common/principal/principal';
-import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { ProblemException } from '../common/problem/problem.exception';
 import { OpenAiCompatConfig } from './openai-compat.config';
-import { TranscriptionEventsService } from '../transcriptions/transcription-events.service';
+import { JobEndWait } from '../transcriptions/job-end-wait';
 import type { Transcription } from '../transcriptions/transcription.entity';
 import { TranscriptionsService } from '../transcriptions/transcriptions.service';
 import {
@@ -18,22 +17,14 @@ import {
   readOpenAiTranscriptionRequest,
 } from './openai-transcription-request';
 import type { Schema } from '../openapi/contract-types';
-import { isTerminal } from '../transcriptions/transcription-state';
 
 export interface OpenAiAnswer {
   contentType: string;
   body: string | Buffer;
 }
 
-type WaitOutcome = 'ended' | 'timeout' | 'disconnected' | 'shutdown';
-
 const JSON_TYPE = 'application/json; charset=utf-8';
 const TEXT_TYPE = 'text/plain; charset=utf-8';
-/** A missed pub/sub frame (Redis hiccup) must not leave the request waiting to its deadline. */
-const STATE_RECHECK_MS = 5_000;
-/** On shutdown, time left before the grace deadline to write the 503 while the server still answers. */
-const SHUTDOWN_ANSWER_MARGIN_MS = 1_000;
-
 
 /**
  * POST /v1/audio/transcriptions: the normal upload (same billing, limits, tiers; the job is listed in
@@ -49,15 +40,14 @@ export class OpenAiTranscriptionService {
   constructor(
     private readonly uploads: TranscriptionUploadService,
     private readonly transcriptions: TranscriptionsService,
-    private readonly events: TranscriptionEventsService,
+    private readonly wait: JobEndWait,
     private readonly config: OpenAiCompatConfig,
-    private readonly shutdown: ShutdownCoordinator,
   ) {}
 
   /** The shared intake, as this route reads it: multipart only, its own fields, and retries attached. */
   private readonly route: UploadRoute<OpenAiTranscriptionRequest> = {
     name: 'POST /v1/audio/transcriptions',
-    acceptsAudioUrl: false,
+    body: { kind: 'form', acceptsAudioUrl: false },
     keylessRepeat: 'attach-while-open',
     isRetry: (request) => Number(request.headers['x-stainless-retry-count']) > 0,
     readFields: (fields) => {
@@ -75,7 +65,12 @@ export class OpenAiTranscriptionService {
   ): Promise<OpenAiAnswer | null> {
     const { transcriptionId: jobId, asked } = await this.uploads.admit(principal, request, this.route);
     try {
-      const outcome = await this.waitForEnd(principal.workspaceId, jobId, closed);
+      const outcome = await this.wait.untilEnded(
+        principal.workspaceId,
+        jobId,
+        closed,
+        this.config.OPENAI_SYNC_WAIT_TIMEOUT_SECONDS,
+      );
       if (outcome === 'disconnected') return null;
       if (outcome === 'shutdown') {
         throw jobError(
@@ -141,59 +136,6 @@ export class OpenAiTranscriptionService {
         };
         return { contentType: JSON_TYPE, body: JSON.stringify(formatVerboseJson(transcript, asked)) };
       }
-    }
-  }
-
-  /**
-   * Resolves when the job is completed or failed, when the wait deadline passes, or when the client goes
-   * away. Subscribed before the first read, so an end between the two is not missed.
-   */
-  private async waitForEnd(workspaceId: string, id: string, closed: AbortSignal): Promise<WaitOutcome> {
-    let settle: (outcome: WaitOutcome) => void = () => undefined;
-    const settled = new Promise<WaitOutcome>((resolve) => {
-      settle = resolve;
-    });
-    const readState = async (): Promise<void> => {
-      const { status } = await this.transcriptions.getState(workspaceId, id);
-      if (isTerminal(status)) settle('ended');
-    };
-    const failed: { error?: Error } = {};
-    const recheck = (): void => {
-      readState().catch((error: unknown) => {
-        failed.error = error instanceof Error ? error : new Error(String(error));
-        settle('ended');
-      });
-    };
-    const unsubscribe = await this.events.subscribeToState(id, (frame) => {
-      if (isTerminal(frame.status)) recheck();
-    });
-    const onClose = (): void => settle('disconnected');
-    closed.addEventListener('abort', onClose);
-    const deadline = setTimeout(() => settle('timeout'), this.config.OPENAI_SYNC_WAIT_TIMEOUT_SECONDS * 1000);
-    const poll = setInterval(recheck, STATE_RECHECK_MS);
-    // A shutdown waits for the job until shortly before the grace deadline (a worker in this process may be
-    // finishing it), then answers 503 naming the job instead of holding the drain.
-    let shutdownTimer: NodeJS.Timeout | undefined;
-    const stopDraining = this.shutdown.onDrain(`openai-transcription-${id}`, (graceDeadline) => {
-      shutdownTimer = setTimeout(
-        () => settle('shutdown'),
-        Math.max(0, graceDeadline - Date.now() - SHUTDOWN_ANSWER_MARGIN_MS),
-      );
-      return settled.then(() => undefined);
-    });
-    try {
-      if (closed.aborted) return 'disconnected';
-      recheck();
-      const outcome = await settled;
-      if (failed.error) throw failed.error;
-      return outcome;
-    } finally {
-      clearTimeout(deadline);
-      clearInterval(poll);
-      clearTimeout(shutdownTimer);
-      stopDraining();
-      closed.removeEventListener('abort', onClose);
-      unsubscribe();
     }
   }
 

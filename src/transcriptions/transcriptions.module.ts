@@ -25,6 +25,7 @@ import { TranscriptionsController } from './transcriptions.controller';
 import { TranscriptionsService } from './transcriptions.service';
 import { TranscriptionCreator } from './upload/transcription-creator';
 import { TranscriptionUploadService } from './upload/transcription-upload.service';
+import { JobEndWait } from './job-end-wait';
 
 @Module({
   imports: [
@@ -37,6 +38,7 @@ import { TranscriptionUploadService } from './upload/transcription-upload.servic
   ],
   controllers: [TranscriptionsController],
   providers: [
+    JobEndWait,
     TranscriptionRepository,
     // The money lifecycle of a job lives in billing; its gate reads the workspace's jobs through a port
     // that this module answers, so billing imports nothing from here.
@@ -60,9 +62,10 @@ import { TranscriptionUploadService } from './upload/transcription-upload.servic
   exports: [
     TranscriptionsService,
     TranscriptionWorker,
-    // The OpenAI-compatible route runs the same intake and waits on the same job events.
+    // The OpenAI- and Deepgram-compatible routes run the same intake and wait for the job's end.
     TranscriptionUploadService,
     TranscriptionEventsService,
+    JobEndWait,
     // Realtime sessions are transcriptions: created, billed and finished through the same rules.
     TranscriptionRepository,
     TranscriptionBilling,

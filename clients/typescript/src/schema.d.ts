@@ -1004,6 +1004,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/listen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transcribe a file synchronously (Deepgram-compatible)
+         * @description Deepgram's pre-recorded `POST /v1/listen`, so the official Deepgram SDK works with only its base URL
+         *     changed (`new DeepgramClient({ apiKey: KEY, baseUrl: 'https://<host>' })`, then
+         *     `listen.v1.media.transcribeFile` or `transcribeUrl`). The key is this service's API key, sent as Deepgram
+         *     sends it (`Authorization: Token <key>`); `Bearer` and `X-API-KEY` work too. docs/compatibility.md lists
+         *     every parameter and field: honoured, mapped, or not available.
+         *
+         *     **The normal pipeline.** The body is the audio itself (any `Content-Type` except JSON; the SDK sends
+         *     `application/octet-stream`) or `{"url": "…"}` as JSON, fetched under the outbound-URL policy of
+         *     `createTranscription`'s `audio_url`. The job is an ordinary job (same sniffing, size limit, tiers,
+         *     billing, rate limits, retention; listed by `listTranscriptions`, its id is `metadata.request_id`); the
+         *     request waits for it to end and answers Deepgram's `ListenV1Response`.
+         *
+         *     **Synchronous only for short files.** Audio longer than `DEEPGRAM_SYNC_MAX_DURATION_SECONDS` (default
+         *     600 s) is refused with 400 before a job exists; transcribe it with `createTranscription`. If the job has
+         *     not ended after `DEEPGRAM_SYNC_WAIT_TIMEOUT_SECONDS` (default 540 s) the answer is 504 naming the job,
+         *     which goes on. A client that disconnects only stops the wait: the job goes on and is billed. On shutdown
+         *     the wait ends with 503 naming the job shortly before the grace period does.
+         *
+         *     **Retries attach to the first job**, as on `createOpenAiTranscription`: with an `Idempotency-Key`, a
+         *     repeat within 24 hours waits for (or answers from) the first job; without one, an identical request
+         *     (same parameters and audio) from the same credential is attached while the first job is `queued` or
+         *     `processing`.
+         *
+         *     **Parameters** (query string): `model` (Deepgram's names mapped to tiers: `base*` and `enhanced*` and
+         *     `whisper*` → `standard`, `nova*` and `nova-2*` → `premium`, `nova-3*` → `premium_jade`; a tier's name is
+         *     itself; default `base-general`), `language` (BCP-47, its primary subtag is used; default `en`),
+         *     `detect_language`, `punctuate`, `smart_format` (punctuation, numerals and paragraphs), `numerals`,
+         *     `diarize` / `diarize_model`, `multichannel`, `utterances`, `utt_split`, `paragraphs`, `keywords` and
+         *     `keyterm` (the job's vocabulary; an intensifier is dropped), `profanity_filter`, `redact` (`pci`, `pii`,
+         *     `numbers`, `ssn`, `true`). Asking for what this server cannot do (`callback`, `sentiment`, `summarize`,
+         *     `topics`, `intents`, `detect_entities`, `search`, `replace`, `dictation`, `measurements`) is 400 naming
+         *     it; other parameters are ignored, as Deepgram ignores unknown ones.
+         *
+         *     **Errors** are Deepgram's `{"err_code", "err_msg", "request_id"}` (`DeepgramError`), never problem+json:
+         *
+         *     | Status | err_code | When |
+         *     |---|---|---|
+         *     | 400 | `Bad Request` | not decodable audio, longer than the synchronous limit, an unknown model, a bad parameter, a parameter not available here, an empty body |
+         *     | 401 | `INVALID_AUTH` | missing, unknown, revoked or expired credential |
+         *     | 402 | `ASR_PAYMENT_REQUIRED` | no free transcription left and the balance cannot cover the file |
+         *     | 403 | `INSUFFICIENT_PERMISSIONS` | the key's scopes lack `transcriptions:write`, or it is used outside its allowed networks |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_FLIGHT` | the same `Idempotency-Key` is still being admitted; wait `Retry-After` |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | over 500,000,000 bytes |
+         *     | 422 | `INVALID_IDEMPOTENCY_KEY`, `IDEMPOTENCY_KEY_MISMATCH` | `Idempotency-Key` is not a UUID, or was used for a different request |
+         *     | 429 | `TOO_MANY_REQUESTS` | rate limit or unbilled-processing limit; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_SERVER_ERROR`, `TRANSCRIPTION_FAILED` | unexpected error; the job failed (names it) |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a backing service is unreachable, or the server shuts down before the job ended |
+         *     | 504 | `GATEWAY_TIMEOUT` | the job did not end within the wait |
+         */
+        post: operations["createDeepgramTranscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/transcriptions": {
         parameters: {
             query?: never;
@@ -1807,6 +1874,103 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description The audio's URL, fetched under the same outbound-URL policy as `createTranscription`'s `audio_url`. */
+        DeepgramUrlRequest: {
+            /** Format: uri */
+            url: string;
+        };
+        /** @description Deepgram's error body, used on `createDeepgramTranscription` only. */
+        DeepgramError: {
+            /** @description `Bad Request`, `INVALID_AUTH`, `ASR_PAYMENT_REQUIRED`, … (see the operation). */
+            err_code: string;
+            err_msg: string;
+            /** @description The transcription's id once the job exists, else the request's `X-Request-Id`. */
+            request_id: string;
+        };
+        DeepgramListenResponse: {
+            metadata: components["schemas"]["DeepgramMetadata"];
+            results: {
+                /** @description One entry, or one per audio channel with `multichannel=true`. */
+                channels: components["schemas"]["DeepgramChannel"][];
+                /** @description With `utterances=true`. */
+                utterances?: components["schemas"]["DeepgramUtterance"][];
+            };
+        };
+        DeepgramMetadata: {
+            /** @constant */
+            transaction_key: "deprecated";
+            /**
+             * Format: uuid
+             * @description The transcription's id (`getTranscription`).
+             */
+            request_id: string;
+            /** @description SHA-256 of the audio as received (hex); empty when the request was attached to an earlier job by URL and the audio was not fetched again. */
+            sha256: string;
+            /** Format: date-time */
+            created: string;
+            /** @description Seconds. */
+            duration: number;
+            channels: number;
+            /** @description The model as asked (`nova-3`, …). */
+            models: string[];
+            /** @description By the name in `models`: `name` (as asked), `version` (the tier that served it), `arch` (this service). */
+            model_info: {
+                [key: string]: {
+                    name: string;
+                    version: string;
+                    arch: string;
+                };
+            };
+        };
+        DeepgramChannel: {
+            alternatives: components["schemas"]["DeepgramAlternative"][];
+            /** @description With `detect_language=true`, the recognised language (ISO 639-1). */
+            detected_language?: string;
+        };
+        DeepgramAlternative: {
+            transcript: string;
+            /** @description The mean of the words' confidences; absent when the recogniser gives none (never a made-up value). */
+            confidence?: number;
+            words: components["schemas"]["DeepgramWord"][];
+            /** @description With `paragraphs=true` or `smart_format=true`. */
+            paragraphs?: {
+                transcript: string;
+                paragraphs: {
+                    sentences: {
+                        text: string;
+                        start: number;
+                        end: number;
+                    }[];
+                    speaker?: number;
+                    num_words: number;
+                    start: number;
+                    end: number;
+                }[];
+            };
+        };
+        DeepgramWord: {
+            /** @description Lower case, without punctuation. */
+            word: string;
+            start: number;
+            end: number;
+            /** @description The recogniser's confidence; absent when it gives none. */
+            confidence?: number;
+            /** @description With `diarize=true`. */
+            speaker?: number;
+            /** @description With `punctuate=true` or `smart_format=true`. */
+            punctuated_word?: string;
+        };
+        DeepgramUtterance: {
+            start: number;
+            end: number;
+            confidence?: number;
+            channel: number;
+            transcript: string;
+            words: components["schemas"]["DeepgramWord"][];
+            speaker?: number;
+            /** Format: uuid */
+            id: string;
+        };
         LoginRequest: {
             /** @description Compared case-insensitively. */
             email: string;
@@ -3363,6 +3527,32 @@ export interface components {
         } & components["schemas"]["ProblemFields"];
     };
     responses: {
+        /** @description An error in Deepgram's shape (see `createDeepgramTranscription` for the codes). */
+        DeepgramError: {
+            headers: {
+                "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DeepgramError"];
+            };
+        };
+        /** @description 409 `IDEMPOTENCY_KEY_IN_FLIGHT`, 429 `TOO_MANY_REQUESTS` or 503 `SERVICE_UNAVAILABLE`, in Deepgram's shape, with `Retry-After`. */
+        DeepgramRetryLater: {
+            headers: {
+                "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                /** @description Seconds to wait before retrying. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DeepgramError"];
+            };
+        };
         /**
          * @description | Slug | When |
          *     |---|---|
@@ -3770,6 +3960,10 @@ export interface components {
         };
     };
     parameters: {
+        /** @description A Deepgram model name, served by a tier (`base*`, `enhanced*`, `whisper*`: `standard`; `nova*`, `nova-2*`: `premium`; `nova-3*`: `premium_jade`), or a tier's own name. Default `base-general`. Another name is 400. */
+        DeepgramModel: string;
+        /** @description BCP-47 tag; its primary subtag (`en` of `en-US`) must be one of `listLanguages`. Default `en`, as Deepgram's. */
+        DeepgramLanguage: string;
         /** @description Only events done by this user or this API key (its id). */
         AuditActorId: string;
         /** @description Only events of this kind of actor. Unknown values are 422 `validation`. */
@@ -5108,6 +5302,84 @@ export interface operations {
             500: components["responses"]["OpenAiError"];
             503: components["responses"]["OpenAiRateLimited"];
             504: components["responses"]["OpenAiError"];
+        };
+    };
+    createDeepgramTranscription: {
+        parameters: {
+            query?: {
+                /** @description A Deepgram model name, served by a tier (`base*`, `enhanced*`, `whisper*`: `standard`; `nova*`, `nova-2*`: `premium`; `nova-3*`: `premium_jade`), or a tier's own name. Default `base-general`. Another name is 400. */
+                model?: components["parameters"]["DeepgramModel"];
+                /** @description BCP-47 tag; its primary subtag (`en` of `en-US`) must be one of `listLanguages`. Default `en`, as Deepgram's. */
+                language?: components["parameters"]["DeepgramLanguage"];
+                /** @description Recognise the language (`true`); the answer names it in `detected_language`. */
+                detect_language?: "true" | "false";
+                /** @description Punctuated `transcript` and each word's `punctuated_word`. */
+                punctuate?: "true" | "false";
+                /** @description As `punctuate`, `numerals` and `paragraphs` together. */
+                smart_format?: "true" | "false";
+                /** @description Spoken numbers as digits (the job's `format_numbers`). */
+                numerals?: "true" | "false";
+                /** @description Each word's `speaker` (0-based). */
+                diarize?: "true" | "false";
+                /** @description Any value turns diarization on (`diarize`); the model version is not chosen here. */
+                diarize_model?: string;
+                /** @description Each channel recognised on its own: one `results.channels` entry per channel (at most 8). */
+                multichannel?: "true" | "false";
+                /** @description `results.utterances`: runs of one speaker (or channel) split at pauses of `utt_split` seconds. */
+                utterances?: "true" | "false";
+                /** @description Seconds of silence that end an utterance (default 0.8). */
+                utt_split?: number;
+                /** @description `paragraphs` on each alternative (the export's paragraphs, split into sentences). */
+                paragraphs?: "true" | "false";
+                /** @description Words to favour (`word` or `word:intensifier`; the intensifier is dropped); repeatable. With `keyterm`, at most 500 words in all. */
+                keywords?: string[];
+                /** @description Terms to favour, as `keywords`; repeatable. */
+                keyterm?: string[];
+                /** @description Profane words masked (the job's `filter_profanity`). */
+                profanity_filter?: "true" | "false";
+                /** @description Entities replaced by their type: `pci` (card and bank numbers), `pii` or `true` (every policy of `redact_pii_policies`), `numbers`, `ssn`; repeatable. */
+                redact?: ("pci" | "pii" | "numbers" | "ssn" | "true" | "false")[];
+                /** @description Not available on this server yet: any value is 400 (use `createTranscription` with a webhook). */
+                callback?: string;
+            };
+            header?: {
+                /** @description UUID chosen by the client; a repeat with the key within 24 hours is attached to the first one's job (see above). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": Blob;
+                "application/json": components["schemas"]["DeepgramUrlRequest"];
+            };
+        };
+        responses: {
+            /** @description The transcript in Deepgram's shape. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeepgramListenResponse"];
+                };
+            };
+            400: components["responses"]["DeepgramError"];
+            401: components["responses"]["DeepgramError"];
+            402: components["responses"]["DeepgramError"];
+            403: components["responses"]["DeepgramError"];
+            409: components["responses"]["DeepgramRetryLater"];
+            413: components["responses"]["DeepgramError"];
+            422: components["responses"]["DeepgramError"];
+            429: components["responses"]["DeepgramRetryLater"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["DeepgramError"];
+            503: components["responses"]["DeepgramRetryLater"];
+            504: components["responses"]["DeepgramError"];
         };
     };
     listTranscriptions: {

@@ -8,10 +8,13 @@ export function requestPath(request: Request): string {
 /** The OpenAI-compatible route, whose errors are OpenAI-shaped even when raised before routing (rate limit). */
 export const OPENAI_TRANSCRIPTIONS_PATH = '/v1/audio/transcriptions';
 
-/** The multipart upload endpoints, exempt from JSON content-type and body handling. */
-const UPLOAD_PATHS = new Set(['/v1/transcriptions', OPENAI_TRANSCRIPTIONS_PATH]);
+/** Deepgram's pre-recorded route: the body is the audio itself, or JSON `{"url": …}` read by the route. */
+export const DEEPGRAM_LISTEN_PATH = '/v1/listen';
 
-/** POST /v1/transcriptions and its OpenAI-compatible twin. */
+/** The upload endpoints, exempt from JSON content-type and body handling. */
+const UPLOAD_PATHS = new Set(['/v1/transcriptions', OPENAI_TRANSCRIPTIONS_PATH, DEEPGRAM_LISTEN_PATH]);
+
+/** POST /v1/transcriptions and its OpenAI- and Deepgram-compatible twins. */
 export function isUploadRequest(request: Request): boolean {
   return request.method === 'POST' && UPLOAD_PATHS.has(requestPath(request));
 }

@@ -27,7 +27,7 @@ export interface ParsedUpload {
   file: StoredUpload | null;
 }
 
-const tooLarge = (): ProblemException =>
+export const tooLarge = (): ProblemException =>
   new ProblemException(
     'file-too-large',
     `The file exceeds the ${MAX_UPLOAD_BYTES / 1_000_000} MB limit.`,
@@ -97,20 +97,8 @@ export async function parseMultipartUpload(
         stream.resume();
         return;
       }
-      const storageKey = `uploads/${new Date().toISOString().slice(0, 10)}/${randomUUID()}`;
-      const hash = createHash('sha256');
-      const headChunks: Buffer[] = [];
-      let headLength = 0;
-      const inspect = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          hash.update(chunk);
-          if (headLength < SIGNATURE_BYTES) {
-            headChunks.push(chunk.subarray(0, SIGNATURE_BYTES - headLength));
-            headLength += Math.min(chunk.length, SIGNATURE_BYTES - headLength);
-          }
-          callback(null, chunk);
-        },
-      });
+      const storageKey = newUploadKey();
+      const { inspect, describe } = uploadInspector(storageKey, info.filename);
       stream.on('limit', () => {
         stream.unpipe(inspect);
         inspect.destroy();
@@ -118,14 +106,7 @@ export async function parseMultipartUpload(
       });
       body = new PassThrough();
       stream.pipe(inspect).pipe(body);
-      stored = storage.writeWithLocalCopy(storageKey, body).then(({ bytes, local }) => ({
-        storageKey,
-        originalFileName: cleanFileName(info.filename),
-        size: bytes,
-        sha256: hash.digest('hex'),
-        head: Buffer.concat(headChunks),
-        local,
-      }));
+      stored = storage.writeWithLocalCopy(storageKey, body).then(describe);
       // A storage write that fails mid-stream (disk full, S3 error) stops consuming the part, and busboy
       // would never close: refuse the upload at once instead of waiting for the end of the body.
       stored.catch((error: unknown) => fail(error));
@@ -149,6 +130,43 @@ export async function parseMultipartUpload(
     request.on('aborted', () => fail(new ProblemException('malformed-request', 'The upload was aborted.')));
     request.pipe(parser);
   });
+}
+
+/** Where an upload's bytes are stored: one object per upload, by day. */
+export function newUploadKey(): string {
+  return `uploads/${new Date().toISOString().slice(0, 10)}/${randomUUID()}`;
+}
+
+/**
+ * The pass-through an upload's bytes take on their way to storage: hashed, the first bytes kept for type
+ * detection, counted. `describe` turns the storage write's result into the StoredUpload.
+ */
+export function uploadInspector(
+  storageKey: string,
+  fileName: string | undefined,
+): { inspect: Transform; describe: (written: { bytes: number; local: LocalCopy }) => StoredUpload } {
+  const hash = createHash('sha256');
+  const headChunks: Buffer[] = [];
+  let headLength = 0;
+  const inspect = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      hash.update(chunk);
+      if (headLength < SIGNATURE_BYTES) {
+        headChunks.push(chunk.subarray(0, SIGNATURE_BYTES - headLength));
+        headLength += Math.min(chunk.length, SIGNATURE_BYTES - headLength);
+      }
+      callback(null, chunk);
+    },
+  });
+  const describe = ({ bytes, local }: { bytes: number; local: LocalCopy }): StoredUpload => ({
+    storageKey,
+    originalFileName: cleanFileName(fileName),
+    size: bytes,
+    sha256: hash.digest('hex'),
+    head: Buffer.concat(headChunks),
+    local,
+  });
+  return { inspect, describe };
 }
 
 /** Keeps the base name only (no client paths), without control characters, at most 255 characters. */

@@ -27,6 +27,7 @@ import { type InspectedUpload, TranscriptionCreator } from './transcription-crea
 import {
   type AudioSource,
   audioSource,
+  type BodyShape,
   checkUploadHead,
   readUploadBody,
   uploadFingerprint,
@@ -38,8 +39,8 @@ import { fetchAudioUrl } from './url-intake';
 export interface UploadRoute<Asked> {
   /** The route as the Idempotency-Key fingerprint names it: a key is never shared between two routes. */
   name: string;
-  /** The JSON form `{"audio_url": …}` and a multipart `audio_url` field instead of the file part. */
-  acceptsAudioUrl: boolean;
+  /** How the request carries the audio and the fields (a form, or Deepgram's raw body and query string). */
+  body: BodyShape;
   /** What a request without Idempotency-Key does when an identical one's job is still open. */
   keylessRepeat: KeylessRepeat;
   /**
@@ -59,13 +60,15 @@ export interface Admission<Asked> {
   transcriptionId: string;
   reply: StoredResponse;
   asked: Asked;
+  /** SHA-256 (hex) of the audio this request sent or named; null when a URL request was attached unfetched. */
+  audioSha256: string | null;
 }
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 const NATIVE_ROUTE: UploadRoute<null> = {
   name: 'POST /v1/transcriptions',
-  acceptsAudioUrl: true,
+  body: { kind: 'form', acceptsAudioUrl: true },
   keylessRepeat: 'new-request',
   isRetry: () => false,
   readFields: (fields) => ({ options: parseUploadOptions(fields), asked: null }),
@@ -112,7 +115,7 @@ export class TranscriptionUploadService {
     route: UploadRoute<Asked>,
   ): Promise<Admission<Asked>> {
     try {
-      checkUploadHead(request, route.acceptsAudioUrl);
+      checkUploadHead(request, route.body);
       return await this.idempotency.run(principal, request.headers['idempotency-key'], async (key) => {
         await this.precheckBilling(principal, request, route, key);
         const files = new TemporaryFiles(this.storage);
@@ -137,15 +140,21 @@ export class TranscriptionUploadService {
     key: IdempotentUpload,
     files: TemporaryFiles,
   ): Promise<Admission<Asked>> {
-    const body = await readUploadBody(request, this.storage, files, route.acceptsAudioUrl);
-    const source = audioSource(body, route.acceptsAudioUrl);
+    const body = await readUploadBody(request, this.storage, files, route.body);
+    const source = audioSource(body, route.body);
     const fingerprint = uploadFingerprint(route.name, body, source);
     const earlier = await key.earlierAnswer(fingerprint, route.keylessRepeat);
     // Fields are read before a URL is fetched, so a bad model or language costs no download.
     const { options, asked } = route.readFields(body.fields);
-    const reply =
-      earlier ?? (await this.startJob(principal, route, key, fingerprint, source, options, files));
-    return { transcriptionId: admittedTranscriptionId(reply), reply, asked };
+    const started = earlier
+      ? { reply: earlier, audioSha256: source.kind === 'file' ? source.file.sha256 : null }
+      : await this.startJob(principal, route, key, fingerprint, source, options, files);
+    return {
+      transcriptionId: admittedTranscriptionId(started.reply),
+      reply: started.reply,
+      asked,
+      audioSha256: started.audioSha256,
+    };
   }
 
   /**
@@ -190,7 +199,7 @@ export class TranscriptionUploadService {
     source: AudioSource,
     options: UploadOptions,
     files: TemporaryFiles,
-  ): Promise<StoredResponse> {
+  ): Promise<{ reply: StoredResponse; audioSha256: string }> {
     const file = await this.audioFile(source, files);
     const upload = await this.inspect(file, options);
     route.checkDuration(upload.durationSeconds);
@@ -203,7 +212,7 @@ export class TranscriptionUploadService {
     });
     files.handOver(file);
     await this.creator.dispatch(job);
-    return reply;
+    return { reply, audioSha256: file.sha256 };
   }
 
   private async inspect(

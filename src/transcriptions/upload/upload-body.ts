@@ -4,6 +4,7 @@ import { ProblemException } from '../../common/problem/problem.exception';
 import type { FileStorage } from '../../storage/file-storage';
 import { requestFingerprint } from '../idempotency.service';
 import { assertDeclaredLengthWithinLimit, parseMultipartUpload, type StoredUpload } from './multipart-upload';
+import { storeRawUpload } from './raw-upload';
 import type { TemporaryFiles } from './temporary-files';
 
 /** The body's text fields (without `audio_url`) and where its audio is: the stored `file` part or a URL. */
@@ -13,6 +14,16 @@ export interface UploadBody {
   /** `audio_url` as sent; only a route that accepts it reads it apart from the other fields. */
   audioUrl: string | null;
 }
+
+/** How a route's request carries the audio and its fields. */
+export type BodyShape =
+  /** A multipart form (the `file` part and text fields); with `acceptsAudioUrl`, JSON `{"audio_url": …, …}` too. */
+  | { kind: 'form'; acceptsAudioUrl: boolean }
+  /**
+   * Deepgram's: the body is the audio itself (any content type but JSON) or JSON `{"url": …}`, and the fields
+   * are the query string's parameters (a repeated one comma-joined, as a multipart `name[]` list is).
+   */
+  | { kind: 'raw' };
 
 export type AudioSource = { kind: 'file'; file: StoredUpload } | { kind: 'url'; url: string };
 
@@ -25,39 +36,42 @@ const readUrlRequestJson = jsonBodyReader({
 });
 
 /**
- * Refusals from the request's head alone: the content type (multipart, or JSON where `audio_url` is
- * accepted) and a declared Content-Length over the upload limit.
+ * Refusals from the request's head alone: the content type (multipart, or JSON where a URL is accepted; any
+ * type for a raw body) and a declared Content-Length over the upload limit.
  */
-export function checkUploadHead(request: Request, acceptsAudioUrl: boolean): void {
-  const json = acceptsAudioUrl && Boolean(request.is('application/json'));
-  if (!json && !request.is('multipart/form-data')) {
-    throw new ProblemException(
-      'unsupported-media-type',
-      acceptsAudioUrl
-        ? 'Upload the file as multipart/form-data, or send {"audio_url": …} as application/json.'
-        : 'Upload the file as multipart/form-data.',
-    );
+export function checkUploadHead(request: Request, shape: BodyShape): void {
+  if (shape.kind === 'form') {
+    const json = shape.acceptsAudioUrl && Boolean(request.is('application/json'));
+    if (!json && !request.is('multipart/form-data')) {
+      throw new ProblemException(
+        'unsupported-media-type',
+        shape.acceptsAudioUrl
+          ? 'Upload the file as multipart/form-data, or send {"audio_url": …} as application/json.'
+          : 'Upload the file as multipart/form-data.',
+      );
+    }
   }
   assertDeclaredLengthWithinLimit(request);
 }
 
 /**
- * Reads the body: multipart (its `file` part streamed to storage and handed to `files` at once), or the
- * JSON form of a URL request.
+ * Reads the body: multipart (its `file` part streamed to storage and handed to `files` at once), the JSON
+ * form of a URL request, or a raw body (the audio streamed to storage, the fields from the query string).
  */
 export async function readUploadBody(
   request: Request,
   storage: FileStorage,
   files: TemporaryFiles,
-  acceptsAudioUrl: boolean,
+  shape: BodyShape,
 ): Promise<UploadBody> {
+  if (shape.kind === 'raw') return readRawBody(request, storage, files);
   const parsed =
-    acceptsAudioUrl && request.is('application/json')
+    shape.acceptsAudioUrl && request.is('application/json')
       ? { fields: await readJsonFields(request), file: null }
       : await parseMultipartUpload(request, storage);
   if (parsed.file) files.track(parsed.file);
   const { audio_url: audioUrl, ...otherFields } = parsed.fields;
-  const body: UploadBody = acceptsAudioUrl
+  const body: UploadBody = shape.acceptsAudioUrl
     ? { fields: otherFields, file: parsed.file, audioUrl: audioUrl ?? null }
     : { fields: parsed.fields, file: parsed.file, audioUrl: null };
   if (body.file && body.audioUrl !== null) {
@@ -66,14 +80,46 @@ export async function readUploadBody(
   return body;
 }
 
+async function readRawBody(
+  request: Request,
+  storage: FileStorage,
+  files: TemporaryFiles,
+): Promise<UploadBody> {
+  const fields = queryFields(request);
+  if (request.is('application/json')) {
+    const { url, ...others } = await readJsonFields(request);
+    const unknown = Object.keys(others);
+    if (unknown.length > 0) {
+      throw ProblemException.field(
+        unknown[0],
+        `the JSON body holds only "url"; got ${JSON.stringify(unknown[0])}`,
+      );
+    }
+    if (url === undefined) throw ProblemException.field('url', 'the JSON body must name the audio as "url"');
+    return { fields, file: null, audioUrl: url };
+  }
+  return { fields, file: files.track(await storeRawUpload(request, storage)), audioUrl: null };
+}
+
+/** The query string's parameters as text fields; a repeated one (`keyterm=a&keyterm=b`) comma-joined. */
+export function queryFields(request: Pick<Request, 'originalUrl'>): Record<string, string> {
+  const query = request.originalUrl.split('?')[1] ?? '';
+  const fields: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(query)) {
+    fields[name] = fields[name] === undefined ? value : `${fields[name]},${value}`;
+  }
+  return fields;
+}
+
 /** The audio the body names: its `file` part, or its `audio_url` (docs/decisions.md, "Transcribing from a URL"). */
-export function audioSource(body: UploadBody, acceptsAudioUrl: boolean): AudioSource {
+export function audioSource(body: UploadBody, shape: BodyShape): AudioSource {
   const url = body.audioUrl?.trim();
-  if (url === '') throw ProblemException.field('audio_url', 'audio_url must not be empty');
+  const urlField = shape.kind === 'raw' ? 'url' : 'audio_url';
+  if (url === '') throw ProblemException.field(urlField, `${urlField} must not be empty`);
   if (!url && !body.file) {
     throw new ProblemException(
       'missing-file',
-      acceptsAudioUrl
+      shape.kind === 'raw' || shape.acceptsAudioUrl
         ? "The multipart field `file` is missing (or send the audio's URL as `audio_url`)."
         : 'The multipart field `file` is missing.',
     );

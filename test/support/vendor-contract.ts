@@ -1,0 +1,65 @@
+/**
+ * The hosted APIs' own published contracts (../shared/compat, see its README), for the compatibility routes:
+ * a response of ours must also be valid against the vendor's schema for it. The files are reference data beside
+ * the repository, never copied into it; where they are missing, `vendorSchemas` answers null and the tests
+ * that need them report themselves skipped, by name.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { parse } from 'yaml';
+import { ContractViolation } from './openapi-contract';
+import { SHARED_DIR } from './shared-paths';
+
+export type Vendor = 'deepgram' | 'assemblyai';
+
+/** The vendor's file (relative to ../shared/compat) describing its REST API. */
+const REST_FILES: Record<Vendor, string> = {
+  deepgram: 'deepgram/openapi.yml',
+  assemblyai: 'assemblyai/openapi.yml',
+};
+
+export interface VendorSchemas {
+  file: string;
+  /** Throws a ContractViolation unless `value` is valid against `#/components/schemas/<name>` of the file. */
+  expectValid(name: string, value: unknown): void;
+}
+
+const loaded = new Map<Vendor, VendorSchemas | null>();
+
+export function vendorContractFile(vendor: Vendor): string {
+  return join(SHARED_DIR, 'compat', REST_FILES[vendor]);
+}
+
+export function vendorSchemas(vendor: Vendor): VendorSchemas | null {
+  if (loaded.has(vendor)) return loaded.get(vendor) ?? null;
+  const file = vendorContractFile(vendor);
+  if (!existsSync(file)) {
+    loaded.set(vendor, null);
+    return null;
+  }
+  const id = `https://vendor.invalid/${vendor}.yml`;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ ...(parse(readFileSync(file, 'utf8')) as object), $id: id });
+  const validators = new Map<string, ValidateFunction>();
+  const schemas: VendorSchemas = {
+    file,
+    expectValid(name, value) {
+      let validate = validators.get(name);
+      if (!validate) {
+        validate = ajv.getSchema(`${id}#/components/schemas/${name}`);
+        if (!validate) throw new Error(`${file} has no schema ${name}`);
+        validators.set(name, validate);
+      }
+      if (!validate(value)) {
+        throw new ContractViolation(
+          `not valid against ${vendor}'s ${name}: ${JSON.stringify(validate.errors).slice(0, 1500)}\n${JSON.stringify(value).slice(0, 600)}`,
+        );
+      }
+    },
+  };
+  loaded.set(vendor, schemas);
+  return schemas;
+}
