@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -12,9 +14,9 @@ import {
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { DataSource } from 'typeorm';
-import { readmeBlocks, ReadmeBlock } from '../support/readme-blocks';
+import { headingAnchors, readmeBlocks, ReadmeBlock, relativeLinks } from '../support/readme-blocks';
 import { testAudio } from '../support/shared-paths';
 import { QueueInspector, waitUntilSettled } from '../support/settled-work';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
@@ -23,7 +25,33 @@ import { upload, waitForTerminal } from '../support/transcriptions';
 import { RedisConfig } from '../../src/common/redis/redis.config';
 
 const ROOT = join(__dirname, '..', '..');
-const BLOCKS = readmeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+const README_MAX_LINES = 250;
+
+/** A Markdown file whose blocks run: its path from the repository root, its text and its blocks. */
+interface Document {
+  path: string;
+  text: string;
+  blocks: ReadmeBlock[];
+}
+
+function documentAt(path: string): Document {
+  const text = readFileSync(join(ROOT, path), 'utf8');
+  return { path, text, blocks: readmeBlocks(text) };
+}
+
+/** README.md first, then every guide of docs/guides/ in name order. */
+const DOCUMENTS: Document[] = [
+  documentAt('README.md'),
+  ...readdirSync(join(ROOT, 'docs', 'guides'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => documentAt(`docs/guides/${name}`)),
+];
+
+/** Lines as `wc -l` counts them (a final newline ends the last line, it does not start another). */
+function lineCount(text: string): number {
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
 
 /** What a block gets for the README's documented placeholders. */
 interface Placeholders {
@@ -73,9 +101,9 @@ const CURL_RECORDER = `#!/usr/bin/env bash
        done)
 `;
 
-/** Where the blocks run: a scratch directory with the repository's entries linked in (downloads land here). */
+/** Where a file's blocks run: a scratch directory with the repository's entries linked in (downloads land here). */
 function sandboxOf(directory: string): string {
-  const sandbox = join(directory, 'repo');
+  const sandbox = directory;
   mkdirSync(sandbox);
   for (const entry of readdirSync(ROOT)) {
     if (entry === '.git' || entry === '.env') continue;
@@ -103,25 +131,40 @@ function run(
 }
 
 /**
- * The README as a test: every fenced bash/sh/ts/js block of README.md runs as written (placeholders filled in,
- * see withPlaceholders) against a service this test starts, in order, so later blocks may use what earlier
- * ones made. Shell blocks run with `bash -e`, TypeScript with `npx tsx` as the README says (`.mts`, so top-level
- * await works), JavaScript with `node` (`.mjs`). A block passes when it exits 0 and every HTTP answer its curl
- * calls got is below 400, or is a status the block itself shows (e.g. `"status":410`). A block marked
- * `<!-- readme-test: skip — reason -->` is listed as a skipped test with its reason.
+ * The README and the guides as a test: every fenced bash/sh/ts/js block of README.md and of each docs/guides/*.md
+ * runs as written (placeholders filled in, see withPlaceholders) against one service this test starts, one
+ * `describe` per file: README.md first, then the guides in name order. Shell blocks run with `bash -e`,
+ * TypeScript with `npx tsx` as the README says (`.mts`, so top-level await works), JavaScript with `node`
+ * (`.mjs`). A block passes when it exits 0 and every HTTP answer its curl calls got is below 400, or is a status
+ * the block itself shows (e.g. `"status":410`). A block marked `<!-- readme-test: skip — reason -->` is listed as
+ * a skipped test with its reason; in the guides only blocks that need Docker or a remote host are skipped, besides
+ * the test suite itself and the full local contract run (test/e2e/contract-runner.e2e-spec.ts runs that).
+ *
+ * How blocks share state, the rule every file follows: each block is a process of its own, so no shell variable
+ * or `export` reaches the next block. What every block of every file gets is the environment of the quick
+ * start's `export` line (`$KEY`, `$STT_API_KEY`, `$STT_BASE_URL`; also `$BASE`), `$WORKSPACE_ID` (the demo
+ * workspace) and `$ADMIN_TOKEN` (the service's operator token), and the placeholders `svc_live_…`, `<id>` (a
+ * completed transcription made here before any block runs), `webhooks/<id>` and `<deliveryId>`. A file's blocks
+ * run in order in a scratch copy of the repository of their own, so a block may use what an earlier block of
+ * the same file left there (a download), never what another file's blocks made: each guide is self-sufficient
+ * (it says at its top which variables it reads) and none depends on README's blocks having run.
+ *
+ * Besides the blocks, per file: no runnable block names the default port except as the default of
+ * STT_BASE_URL, and every relative link names a file that exists (and a heading that exists, for `#anchor`);
+ * and README.md stays within README_MAX_LINES lines (what a newcomer needs; the rest belongs to a guide).
  */
-describe('README.md, run as written', () => {
+describe('README.md and docs/guides, run as written', () => {
   let t: TestApp;
   let receiver: Server;
   let queues: QueueInspector;
   let scratch: string;
-  let sandbox: string;
   let values: Placeholders;
   let env: Record<string, string | undefined>;
+  const adminToken = randomBytes(24).toString('hex');
   const statusLog = () => join(scratch, 'http-statuses');
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ ADMIN_TOKEN: adminToken });
     queues = new QueueInspector(t.config.get(RedisConfig).REDIS_URL, t.config.get(RedisConfig).REDIS_PREFIX);
     const base = `http://127.0.0.1:${await t.listeningPort()}`;
     // As the quick start makes it: 10 EUR and the default free transcriptions.
@@ -154,7 +197,6 @@ describe('README.md, run as written', () => {
       deliveryId: ping.body.data.id as string,
     };
     scratch = mkdtempSync(join(tmpdir(), 'stt-readme-'));
-    sandbox = sandboxOf(scratch);
     const bin = join(scratch, 'bin');
     mkdirSync(bin);
     writeFileSync(join(bin, 'curl'), CURL_RECORDER);
@@ -168,6 +210,7 @@ describe('README.md, run as written', () => {
       BASE: base,
       STT_BASE_URL: base,
       WORKSPACE_ID: demo.workspaceId,
+      ADMIN_TOKEN: adminToken,
       README_TEST_STATUS_LOG: statusLog(),
     };
   }, 180_000);
@@ -189,42 +232,81 @@ describe('README.md, run as written', () => {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }, 120_000);
 
-  async function runBlock(block: ReadmeBlock): Promise<void> {
-    const code = withPlaceholders(block.code, values);
-    const name = `readme-line-${block.line}`;
-    writeFileSync(statusLog(), '');
-    let outcome: { code: number; output: string };
-    if (block.kind === 'shell') {
-      writeFileSync(join(sandbox, `${name}.sh`), code);
-      outcome = await run('bash', ['-e', `${name}.sh`], { cwd: sandbox, env });
-    } else if (block.kind === 'typescript') {
-      writeFileSync(join(sandbox, `${name}.mts`), code);
-      outcome = await run('npx', ['tsx', `${name}.mts`], { cwd: sandbox, env });
-    } else {
-      writeFileSync(join(sandbox, `${name}.mjs`), code);
-      outcome = await run('node', [`${name}.mjs`], { cwd: sandbox, env });
-    }
-    const shown = new Set(block.code.match(/\b[45]\d\d\b/g) ?? []);
-    const refused = readFileSync(statusLog(), 'utf8')
-      .split('\n')
-      .filter((status) => /^[45]\d\d$/.test(status) && !shown.has(status));
-    const report = `README.md line ${block.line} (${block.kind}):\n${code}\n--- exit ${outcome.code}, unexpected HTTP statuses [${refused.join(', ')}]; output:\n${outcome.output}`;
-    expect(outcome.code === 0 && refused.length === 0 ? 'ran as written' : report).toBe('ran as written');
-  }
-
-  it('no runnable block names the default port other than as the default of STT_BASE_URL', () => {
-    const hardCoded = BLOCKS.filter((block) => block.skipReason === null)
-      .map((block) => ({ line: block.line, rest: withoutDefaultBase(block.code) }))
-      .filter(({ rest }) => /(?:localhost|127\.0\.0\.1):3000/.test(rest))
-      .map(({ line }) => `README.md line ${line}`);
-    expect(hardCoded).toEqual([]);
+  it(`README.md has at most ${README_MAX_LINES} lines (the rest belongs in a guide of docs/guides)`, () => {
+    expect(lineCount(DOCUMENTS[0].text)).toBeLessThanOrEqual(README_MAX_LINES);
   });
 
-  for (const block of BLOCKS) {
-    if (block.skipReason !== null) {
-      it.skip(`line ${block.line} (${block.kind}) is not run here: ${block.skipReason}`, () => undefined);
-    } else {
-      it(`line ${block.line} (${block.kind}) runs as written`, () => runBlock(block), 150_000);
-    }
+  it('docs/guides holds a guide for each reader', () => {
+    expect(DOCUMENTS.map((document) => document.path)).toEqual(
+      expect.arrayContaining(
+        ['integrators', 'realtime', 'operators', 'backend', 'qa'].map((reader) => `docs/guides/${reader}.md`),
+      ),
+    );
+  });
+
+  for (const document of DOCUMENTS) {
+    describe(document.path, () => {
+      const slug = document.path.replace(/\.md$/, '').replace(/\W+/g, '-');
+      let sandbox: string | undefined;
+
+      async function runBlock(block: ReadmeBlock): Promise<void> {
+        sandbox ??= sandboxOf(join(scratch, slug));
+        const code = withPlaceholders(block.code, values);
+        const name = `${slug}-line-${block.line}`;
+        writeFileSync(statusLog(), '');
+        let outcome: { code: number; output: string };
+        if (block.kind === 'shell') {
+          writeFileSync(join(sandbox, `${name}.sh`), code);
+          outcome = await run('bash', ['-e', `${name}.sh`], { cwd: sandbox, env });
+        } else if (block.kind === 'typescript') {
+          writeFileSync(join(sandbox, `${name}.mts`), code);
+          outcome = await run('npx', ['tsx', `${name}.mts`], { cwd: sandbox, env });
+        } else {
+          writeFileSync(join(sandbox, `${name}.mjs`), code);
+          outcome = await run('node', [`${name}.mjs`], { cwd: sandbox, env });
+        }
+        const shown = new Set(block.code.match(/\b[45]\d\d\b/g) ?? []);
+        const refused = readFileSync(statusLog(), 'utf8')
+          .split('\n')
+          .filter((status) => /^[45]\d\d$/.test(status) && !shown.has(status));
+        const report = `${document.path} line ${block.line} (${block.kind}):\n${code}\n--- exit ${outcome.code}, unexpected HTTP statuses [${refused.join(', ')}]; output:\n${outcome.output}`;
+        expect(outcome.code === 0 && refused.length === 0 ? 'ran as written' : report).toBe('ran as written');
+      }
+
+      it('no runnable block names the default port other than as the default of STT_BASE_URL', () => {
+        const hardCoded = document.blocks
+          .filter((block) => block.skipReason === null)
+          .map((block) => ({ line: block.line, rest: withoutDefaultBase(block.code) }))
+          .filter(({ rest }) => /(?:localhost|127\.0\.0\.1):3000/.test(rest))
+          .map(({ line }) => `${document.path} line ${line}`);
+        expect(hardCoded).toEqual([]);
+      });
+
+      it('every relative link names a file (and heading) that exists', () => {
+        const broken = relativeLinks(document.text)
+          .map(({ line, target }) => ({ line, target, problem: linkProblem(document.path, target) }))
+          .filter(({ problem }) => problem !== null)
+          .map(({ line, target, problem }) => `${document.path} line ${line}: ${target} (${problem})`);
+        expect(broken).toEqual([]);
+      });
+
+      for (const block of document.blocks) {
+        if (block.skipReason !== null) {
+          it.skip(`line ${block.line} (${block.kind}) is not run here: ${block.skipReason}`, () => undefined);
+        } else {
+          it(`line ${block.line} (${block.kind}) runs as written`, () => runBlock(block), 150_000);
+        }
+      }
+    });
   }
 });
+
+/** Why a relative link of the file at `from` leads nowhere, or null when its file (and heading) exist. */
+function linkProblem(from: string, target: string): string | null {
+  const [pathPart, anchor] = target.split('#', 2) as [string, string | undefined];
+  const file = pathPart === '' ? join(ROOT, from) : join(ROOT, dirname(from), decodeURI(pathPart));
+  if (relative(ROOT, file).startsWith('..')) return 'outside the repository';
+  if (!existsSync(file)) return 'no such file';
+  if (anchor === undefined || !file.endsWith('.md')) return null;
+  return headingAnchors(readFileSync(file, 'utf8')).has(anchor) ? null : 'no such heading';
+}

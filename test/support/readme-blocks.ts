@@ -50,3 +50,56 @@ export function readmeBlocks(markdown: string): ReadmeBlock[] {
   }
   return blocks;
 }
+
+/** The lines of a Markdown text outside fenced code blocks, with their 1-based numbers. */
+function proseLines(markdown: string): { line: number; text: string }[] {
+  const lines = markdown.split('\n');
+  const prose: { line: number; text: string }[] = [];
+  let fence: string | null = null;
+  lines.forEach((text, index) => {
+    const opening = /^\s*(`{3,}|~{3,})/.exec(text);
+    if (fence === null && opening) fence = opening[1];
+    else if (fence !== null && text.trim().startsWith(fence)) fence = null;
+    else if (fence === null) prose.push({ line: index + 1, text });
+  });
+  return prose;
+}
+
+/** GitHub's anchor for a heading's text: lower case, punctuation dropped, each space a hyphen. */
+export function headingSlug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** The anchors of a Markdown text's headings, as GitHub makes them (a repeated one gets `-1`, `-2`, …). */
+export function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  for (const { text } of proseLines(markdown)) {
+    const heading = /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(text);
+    if (!heading) continue;
+    const slug = headingSlug(heading[1]);
+    const count = seen.get(slug) ?? 0;
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+    seen.set(slug, count + 1);
+  }
+  return anchors;
+}
+
+/**
+ * The targets of a Markdown text's links and images that stay in the repository (not `http(s):` or `mailto:`),
+ * outside fenced code and inline code, with their lines: `path`, `path#anchor` or `#anchor`.
+ */
+export function relativeLinks(markdown: string): { line: number; target: string }[] {
+  const links: { line: number; target: string }[] = [];
+  for (const { line, text } of proseLines(markdown)) {
+    const withoutCode = text.replace(/`[^`]*`/g, '');
+    for (const match of withoutCode.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (!/^(?:[a-z]+:|\/\/)/i.test(match[1])) links.push({ line, target: match[1] });
+    }
+  }
+  return links;
+}
