@@ -2,7 +2,7 @@
 #   docker build -t transcription-service .
 #   docker run --rm -e DATABASE_URL=... -e REDIS_URL=... -e JWT_SECRET=... transcription-service node dist/cli.js migrate
 #   docker run -d -e ROLE=api ... -p 3000:3000 transcription-service
-# README "Run with Docker" and compose.yaml show the whole set-up; docs/decisions.md ("Container image") the choices.
+# docs/guides/operators.md ("Run with Docker") and compose.yaml show the whole set-up; docs/decisions.md ("Container image") the choices.
 #
 # The base is the official Node 24 LTS image on Debian 12. Nothing else is pulled: every stage starts from it.
 ARG NODE_IMAGE=node:24-bookworm-slim
