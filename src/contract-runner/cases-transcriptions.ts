@@ -507,3 +507,69 @@ export async function openAiCases(run: RunContext, state: RunState): Promise<voi
     },
   );
 }
+
+/** Deepgram's synchronous route: refusals in every mode; in full mode one real transcription with `Token` auth. */
+export async function deepgramCases(run: RunContext, _state: RunState): Promise<void> {
+  const clip = readFileSync(FIXTURE_CLIP);
+  const errCode = (exchange: Exchange): unknown =>
+    (exchange.body as { err_code?: unknown } | undefined)?.err_code;
+  const audio = { body: clip, contentType: 'application/octet-stream' };
+  await run.case(
+    'createDeepgramTranscription',
+    'refusals in Deepgram’s error shape (400, 401)',
+    async (s) => {
+      const unknownModel = await s.call('createDeepgramTranscription', {
+        credential: s.credential('key'),
+        query: { model: 'aura-9000' },
+        raw: audio,
+      });
+      s.expect(unknownModel, 400);
+      s.check(
+        errCode(unknownModel) === 'Bad Request',
+        `$.err_code: expected Bad Request, got ${String(errCode(unknownModel))}`,
+      );
+      const anonymous = await s.call('createDeepgramTranscription', {
+        credential: s.credential('none'),
+        raw: audio,
+      });
+      s.expect(anonymous, 401);
+      s.check(
+        errCode(anonymous) === 'INVALID_AUTH',
+        `$.err_code: expected INVALID_AUTH, got ${String(errCode(anonymous))}`,
+      );
+    },
+  );
+  if (run.options.mode !== 'full' || run.options.noJobs) {
+    run.skipped(
+      'createDeepgramTranscription',
+      'transcribes the clip synchronously',
+      run.options.noJobs ? '--no-jobs' : 'read-only mode makes one transcription only',
+    );
+    return;
+  }
+  await run.case(
+    'createDeepgramTranscription',
+    'transcribes the clip synchronously with `Authorization: Token` (200 ListenV1Response)',
+    async (s) => {
+      const answer = await s.call('createDeepgramTranscription', {
+        credential: s.credential('none'),
+        headers: { authorization: `Token ${run.options.apiKey}` },
+        query: { punctuate: true, utterances: true },
+        raw: audio,
+        timeoutMs: run.options.jobTimeoutSeconds * 1000,
+      });
+      s.expect(answer, 200);
+      const id = (answer.body as { metadata?: { request_id?: unknown } }).metadata?.request_id;
+      s.check(typeof id === 'string', '$.metadata.request_id is not a string');
+      // The job behind it is an ordinary one: deleted at the end.
+      if (typeof id === 'string') {
+        run.onCleanup(`delete transcription ${id}`, async () => {
+          await run.client.call('deleteTranscription', {
+            credential: { kind: 'bearer', token: run.options.apiKey },
+            path: { id },
+          });
+        });
+      }
+    },
+  );
+}

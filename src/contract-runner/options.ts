@@ -74,10 +74,7 @@ export type RunnerEnvironment = Partial<
   Record<'STT_BASE_URL' | 'STT_API_KEY' | 'STT_API_KEY_2' | 'STT_EMAIL' | 'STT_PASSWORD', string>
 >;
 
-export function parseRunnerOptions(
-  argv: string[],
-  env: RunnerEnvironment,
-): RunnerOptions | 'help' {
+export function parseRunnerOptions(argv: string[], env: RunnerEnvironment): RunnerOptions | 'help' {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -109,7 +106,8 @@ export function parseRunnerOptions(
   values.password ??= fromEnv(env.STT_PASSWORD);
   const baseUrl = values['base-url'];
   const apiKey = values['api-key'];
-  if (!baseUrl || !/^https?:\/\//.test(baseUrl)) throw new OptionsError('--base-url http(s)://… (or STT_BASE_URL) is required');
+  if (!baseUrl || !/^https?:\/\//.test(baseUrl))
+    throw new OptionsError('--base-url http(s)://… (or STT_BASE_URL) is required');
   if (!apiKey) throw new OptionsError('--api-key (or STT_API_KEY) is required');
   if (values.mode !== 'full' && values.mode !== 'read-only') {
     throw new OptionsError(`--mode is full or read-only, not ${values.mode}`);

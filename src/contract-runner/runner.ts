@@ -3,7 +3,7 @@ import { generatedCases } from './cases-generated';
 import { genericCases } from './cases-generic';
 import { sessionCases } from './cases-session';
 import { systemAndAccountCases } from './cases-account';
-import { openAiCases, transcriptionCases } from './cases-transcriptions';
+import { deepgramCases, openAiCases, transcriptionCases } from './cases-transcriptions';
 import { vocabularyCases } from './cases-vocabularies';
 import { webhookCases } from './cases-webhooks';
 import type { RunnerOptions } from './options';
@@ -57,6 +57,7 @@ export async function runContract(options: RunnerOptions, out: (text: string) =>
       webhookCases,
       transcriptionCases,
       openAiCases,
+      deepgramCases,
       genericCases,
       generatedCases,
     ]) {

@@ -79,7 +79,7 @@ function messageOf(problem: ProblemException): string {
     { fieldErrors?: Record<string, string[]>; formErrors?: string[] } | undefined;
   const [field, reasons] = Object.entries(errors?.fieldErrors ?? {})[0] ?? [];
   const reason = reasons?.[0] ?? errors?.formErrors?.[0];
-  if (reason === undefined) return problem.detail;
+  if (reason === undefined || problem.detail.includes(reason)) return problem.detail;
   return `${problem.detail} ${field !== undefined && !reason.startsWith(field) ? `${field}: ` : ''}${reason}.`;
 }
 

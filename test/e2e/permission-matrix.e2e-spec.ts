@@ -210,8 +210,17 @@ function routeMetadata(t: TestApp): { permissions: Record<string, string>; sessi
 
 /** The permission a refusal names: `permission` of a problem, or the one OpenAI's error shape names in its message. */
 function namedPermission(body: unknown): string | undefined {
-  const problem = body as { permission?: string; error?: { code?: string; message?: string } } | undefined;
+  const problem = body as
+    | {
+        permission?: string;
+        error?: { code?: string; message?: string };
+        err_code?: string;
+        err_msg?: string;
+      }
+    | undefined;
   if (problem?.permission !== undefined) return problem.permission;
+  // Deepgram's shape: the permission is named in err_msg, as in OpenAI's message.
+  if (problem?.err_code === 'INSUFFICIENT_PERMISSIONS') return /`([^`]+)`/.exec(problem.err_msg ?? '')?.[1];
   if (problem?.error?.code !== 'insufficient_permissions') return undefined;
   return /`([^`]+)`/.exec(problem.error.message ?? '')?.[1];
 }

@@ -72,6 +72,13 @@ describe('Routes', () => {
           status: 401,
           code: 'invalid_api_key',
         });
+      } else if (route.operationId === 'createDeepgramTranscription') {
+        // The Deepgram-compatible route refuses in Deepgram's error shape.
+        expect({ route: key(route), status: response.status, code: response.body.err_code }).toEqual({
+          route: key(route),
+          status: 401,
+          code: 'INVALID_AUTH',
+        });
       } else {
         expect({ route: key(route), status: response.status, type: response.body.type }).toEqual({
           route: key(route),

@@ -83,6 +83,12 @@ export function expectInvariants(response: Response, operationId: string, sent: 
     if (typeof error?.type !== 'string') {
       throw new Error(`${where}: not an OpenAI error body.\nBody: ${response.text?.slice(0, 500)}`);
     }
+  } else if (response.status >= 400 && operationId === 'createDeepgramTranscription') {
+    // The Deepgram-compatible route answers Deepgram's error shape instead (its schema is checked below).
+    const errCode = (response.body as { err_code?: unknown } | undefined)?.err_code;
+    if (typeof errCode !== 'string') {
+      throw new Error(`${where}: not a Deepgram error body.\nBody: ${response.text?.slice(0, 500)}`);
+    }
   } else if (response.status >= 400) {
     const contentType = String(response.headers['content-type'] ?? '');
     if (!contentType.startsWith('application/problem+json')) {
