@@ -64,7 +64,10 @@ function realtimeMessages(root) {
     (spec.messages ?? []).map(({ $ref }) => {
       const name = $ref.split('/').pop();
       const message = document.components.messages[name];
-      return { operation, action: spec.action, name, type: message.payload.properties.type.const };
+      const channel = spec.channel.$ref.split('/').pop();
+      // A binary message (raw audio) has no `type`: its name stands for it.
+      const type = message.payload.properties?.type?.const ?? message.name;
+      return { operation, action: spec.action, name, type, channel, binary: message.payload.format === 'binary' };
     }),
   );
 }
@@ -465,6 +468,8 @@ function buildTestMap(root = REPOSITORY) {
     const spec = relative(root, path);
     const file = project.file(path);
     let opensRealtime = false;
+    // Deepgram's live channel is opened by its SDK (listen.v1.connect) or a WebSocket to /v1/listen?…
+    const opensDeepgramLive = /listen\.v1\.connect\(|\/v1\/listen\?/.test(file.source.getFullText());
     for (const item of project.specEvidence(file)) {
       if (item.unread) {
         add(unread, spec, item.unread.replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/,? \)/g, ')'));
@@ -489,8 +494,13 @@ function buildTestMap(root = REPOSITORY) {
         else unknownChecks.push(`${spec}: expectWebhookMatchesSpec(…, '${item.value}')`);
       }
     }
-    if (opensRealtime) {
-      const types = new Set(messages.map((m) => m.type));
+    const opened = new Set([...(opensRealtime ? ['realtime'] : []), ...(opensDeepgramLive ? ['deepgramListen'] : [])]);
+    for (const message of messages) {
+      // Binary audio is what every session of its channel sends.
+      if (message.binary && opened.has(message.channel)) add(realtime, message.type, spec);
+    }
+    if (opened.size > 0) {
+      const types = new Set(messages.filter((m) => opened.has(m.channel)).map((m) => m.type));
       const visit = (node) => {
         if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && types.has(node.text))
           add(realtime, node.text, spec);

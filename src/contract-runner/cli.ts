@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npx stt-contract --base-url URL --api-key KEY [options]` (also `npm run contract -- …`): the contract runner
- * QA points at a deployment. See USAGE in options.ts and README's QA section.
+ * QA points at a deployment. See USAGE in options.ts and docs/guides/qa.md.
  */
 import { OptionsError, parseRunnerOptions, USAGE } from './options';
 import { runContract } from './runner';

@@ -139,7 +139,7 @@ function listOf(raw: string | undefined): string[] {
 }
 
 /** `word:2.5` (Deepgram's intensifier) → `word`: the vocabulary has no weights. */
-function keywordOf(keyword: string): string {
+export function keywordOf(keyword: string): string {
   const colon = keyword.lastIndexOf(':');
   const weight = colon < 0 ? '' : keyword.slice(colon + 1).trim();
   return (weight !== '' && Number.isFinite(Number(weight)) ? keyword.slice(0, colon) : keyword).trim();

@@ -29,7 +29,13 @@ import { initialSessionConfig, type SessionConfig } from './realtime-session-con
 import { RealtimeCredentials } from './realtime-credentials';
 import { MetricsService } from '../metrics/metrics.service';
 import { RealtimeSessionsService } from './realtime-sessions.service';
+import { toDeepgramError } from '../deepgram-compat/deepgram-error';
 import { chooseProtocol, RealtimeUpgradeAuthenticator } from './realtime-upgrade-auth';
+import { DEEPGRAM_LISTEN_PATH } from '../common/http/request-path';
+import { ProblemException as Problem } from '../common/problem/problem.exception';
+import { bytesPerSecond } from './realtime-audio-format';
+import { readDeepgramLiveParams, type DeepgramLiveOptions } from './deepgram/deepgram-live-params';
+import { DeepgramLiveSocket } from './deepgram/deepgram-live-socket';
 
 export const REALTIME_PATH = '/v1/realtime';
 /** How long a client refused for capacity should wait before trying again. */
@@ -137,7 +143,8 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
   private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const server = this.server;
-    if (url.pathname !== REALTIME_PATH || !server) {
+    const deepgram = url.pathname === DEEPGRAM_LISTEN_PATH;
+    if ((url.pathname !== REALTIME_PATH && !deepgram) || !server) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
@@ -152,12 +159,38 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     if (admission.kind === 'refuse') {
       return this.refuseUpgrade(socket, context, request, auth, admission.problem);
     }
+    // Deepgram's live API refuses a handshake with an HTTP answer in its error shape (its SDK reads it).
+    let deepgramSession: { config: SessionConfig; options: DeepgramLiveOptions } | null = null;
+    if (deepgram) {
+      try {
+        if (auth.kind !== 'authenticated') {
+          throw auth.kind === 'failed'
+            ? auth.problem
+            : new Problem('unauthorized', 'Send the API key as `Authorization: Token <API key>`.');
+        }
+        deepgramSession = readDeepgramLiveParams(url.searchParams);
+      } catch (error) {
+        if (!(error instanceof Problem)) throw error;
+        return this.refuseUpgrade(socket, context, request, auth, error, 'deepgram');
+      }
+    }
     this.answerHeaders.set(request, context.headers);
     server.handleUpgrade(request, socket, head, (webSocket) => {
       this.upgrades.answered(context, request, auth, 101);
       // The session's work (its transcription's record, its log lines) carries the upgrade's request id.
       runWithRequestId(context.requestId, () =>
-        this.accept(webSocket, admission.outcome, admission.boundConfig, url),
+        deepgramSession
+          ? this.accept(
+              new DeepgramLiveSocket(
+                webSocket,
+                deepgramSession.options,
+                bytesPerSecond(deepgramSession.config.format),
+              ) as unknown as WebSocket,
+              admission.outcome,
+              deepgramSession.config,
+              url,
+            )
+          : this.accept(webSocket, admission.outcome, admission.boundConfig, url),
       );
     });
   }
@@ -175,8 +208,13 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     request: IncomingMessage,
     auth: AuthOutcome,
     problem: ProblemException,
+    shape: 'problem' | 'deepgram' = 'problem',
   ): void {
-    socket.end(problemResponse(this.problems, problem, context.headers));
+    socket.end(
+      shape === 'deepgram'
+        ? deepgramErrorResponse(problem, context)
+        : problemResponse(this.problems, problem, context.headers),
+    );
     this.upgrades.answered(context, request, auth, problem.status);
   }
 
@@ -247,6 +285,24 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
 function refuse(webSocket: WebSocket, end: RealtimeSessionEnd): void {
   webSocket.send(serverEventText(endingErrorEvent(end)));
   webSocket.close(REALTIME_CLOSE_REASONS[end.reason].closeCode, end.reason);
+}
+
+/** A refused Deepgram handshake, in Deepgram's error shape (toDeepgramError), the connection closed after it. */
+function deepgramErrorResponse(problem: ProblemException, context: UpgradeRequest): string {
+  const error = toDeepgramError(problem, context.requestId);
+  const body = JSON.stringify({
+    err_code: error.errCode,
+    err_msg: error.message,
+    request_id: context.requestId,
+  });
+  const extra = Object.entries({ ...context.headers, ...error.headers })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return (
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}\r\n` +
+    `Content-Type: application/json; charset=utf-8\r\n${extra}` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
 }
 
 /** A refused handshake as an HTTP answer with a problem body (the connection is closed after it). */

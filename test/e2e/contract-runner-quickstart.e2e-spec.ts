@@ -1,5 +1,5 @@
 /**
- * README's local contract-runner command (`npx stt-contract --base-url … --mode read-only --no-jobs
+ * The local contract-runner command of docs/guides/qa.md (`npx stt-contract --base-url … --mode read-only --no-jobs
  * --max-examples 2`) against a service set up as the quick start runs it: the rate limits of .env.example and no
  * private webhook targets. It must pass without waiting out a single 429: the runner paces itself by the
  * service's x-ratelimit-* headers, and its webhook endpoint needs no DNS it cannot have (its own loopback receiver
@@ -44,7 +44,7 @@ function runContract(args: string[]): Promise<{ code: number | null; output: str
   });
 }
 
-describe("README's stt-contract command against a service set up like the quick start", () => {
+describe("The guide's (docs/guides/qa.md) stt-contract command against a service set up like the quick start", () => {
   let t: TestApp;
   let baseUrl: string;
 

@@ -202,7 +202,7 @@ describe('stt-contract (the contract runner) against a running service', () => {
     const jwt = { Authorization: `Bearer ${t.issueToken(userId)}` };
     const keysBefore = await t.http().get('/v1/api-keys').set(jwt);
     const settingsBefore = await t.http().get('/v1/account/settings').set(jwt);
-    // The key and the password from the environment (STT_*), as README recommends: not in the process list.
+    // The key and the password from the environment (STT_*), as docs/guides/qa.md recommends: not in the process list.
     const { code, output } = await runContract(
       ['--base-url', baseUrl, '--email', email, '--mode', 'read-only', '--no-jobs', '--max-examples', '1'],
       undefined,

@@ -4,7 +4,7 @@ import { eventually } from '../support/eventually';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 
 const CLI = join(__dirname, '..', '..', 'dist', 'stream-cli', 'cli.js');
-// In the repository (not ../shared): the README's stt-stream example streams the same file.
+// In the repository (not ../shared): the stt-stream example of docs/guides/realtime.md streams the same file.
 const CLIP = join(__dirname, '..', 'fixtures', 'audio', 'kaldi-gstreamer-server', 'test_with_silence.wav');
 
 function run(

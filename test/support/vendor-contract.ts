@@ -19,6 +19,13 @@ const REST_FILES: Record<Vendor, string> = {
   deepgram: 'deepgram/openapi.yml',
   assemblyai: 'assemblyai/openapi.yml',
 };
+/** The vendor's file describing its streaming WebSocket. */
+const STREAMING_FILES: Record<Vendor, string> = {
+  deepgram: 'deepgram/asyncapi.yml',
+  assemblyai: 'assemblyai/streaming-asyncapi.yml',
+};
+
+export type ContractKind = 'rest' | 'streaming';
 
 export interface VendorSchemas {
   file: string;
@@ -26,20 +33,21 @@ export interface VendorSchemas {
   expectValid(name: string, value: unknown): void;
 }
 
-const loaded = new Map<Vendor, VendorSchemas | null>();
+const loaded = new Map<string, VendorSchemas | null>();
 
-export function vendorContractFile(vendor: Vendor): string {
-  return join(SHARED_DIR, 'compat', REST_FILES[vendor]);
+export function vendorContractFile(vendor: Vendor, kind: ContractKind = 'rest'): string {
+  return join(SHARED_DIR, 'compat', (kind === 'rest' ? REST_FILES : STREAMING_FILES)[vendor]);
 }
 
-export function vendorSchemas(vendor: Vendor): VendorSchemas | null {
-  if (loaded.has(vendor)) return loaded.get(vendor) ?? null;
-  const file = vendorContractFile(vendor);
+export function vendorSchemas(vendor: Vendor, kind: ContractKind = 'rest'): VendorSchemas | null {
+  const cacheKey = `${vendor}:${kind}`;
+  if (loaded.has(cacheKey)) return loaded.get(cacheKey) ?? null;
+  const file = vendorContractFile(vendor, kind);
   if (!existsSync(file)) {
-    loaded.set(vendor, null);
+    loaded.set(cacheKey, null);
     return null;
   }
-  const id = `https://vendor.invalid/${vendor}.yml`;
+  const id = `https://vendor.invalid/${vendor}-${kind}.yml`;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema({ ...(parse(readFileSync(file, 'utf8')) as object), $id: id });
@@ -60,6 +68,6 @@ export function vendorSchemas(vendor: Vendor): VendorSchemas | null {
       }
     },
   };
-  loaded.set(vendor, schemas);
+  loaded.set(cacheKey, schemas);
   return schemas;
 }

@@ -1,8 +1,11 @@
 import type { Request } from 'express';
 
-/** The full path of the request without the query; inside mounted middleware `request.path` is relative. */
-export function requestPath(request: Request): string {
-  return (request.originalUrl.split('?')[0] ?? '/').replace(/\/+$/, '') || '/';
+/**
+ * The full path of the request without the query; inside mounted middleware `request.path` is relative. A
+ * WebSocket upgrade is a bare IncomingMessage (no `originalUrl`): its `url` is the full path.
+ */
+export function requestPath(request: Pick<Request, 'url'> & { originalUrl?: string }): string {
+  return ((request.originalUrl ?? request.url).split('?')[0] ?? '/').replace(/\/+$/, '') || '/';
 }
 
 /** The OpenAI-compatible route, whose errors are OpenAI-shaped even when raised before routing (rate limit). */
