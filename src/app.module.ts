@@ -22,6 +22,7 @@ import { MembersModule } from './auth/members/members.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OpenAiCompatModule } from './openai-compat/openai-compat.module';
 import { DeepgramCompatModule } from './deepgram-compat/deepgram-compat.module';
+import { AssemblyAiCompatModule } from './assemblyai-compat/assemblyai-compat.module';
 import { RealtimeModule } from './realtime/realtime.module';
 import { VocabulariesModule } from './vocabularies/vocabularies.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -60,6 +61,7 @@ export class AppModule {
         RetentionModule,
         OpenAiCompatModule,
         DeepgramCompatModule,
+        AssemblyAiCompatModule,
         RealtimeModule,
       ],
     };

@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
 import { ProblemException } from '../common/problem/problem.exception';
 import { ApiKeyService } from './api-key.service';
-import { bearerCredential, tokenCredential } from './authorization-header';
+import { bareApiKey, bearerCredential, tokenCredential } from './authorization-header';
 import { Principal } from '../common/principal/principal';
 import { permissionsOfScopes } from '../common/principal/permission-table';
 
@@ -60,8 +60,10 @@ export class ApiKeyBearerStrategy extends PassportStrategy(HeaderAPIKeyStrategy,
   }
 
   validate(authorization: string): Promise<Principal> {
-    // `Token <key>` reaches this strategy only from the Deepgram-compatible route (CredentialResolver).
-    const key = bearerCredential(authorization) ?? tokenCredential(authorization) ?? '';
+    // `Token <key>` and a bare key reach this strategy only from the Deepgram- and AssemblyAI-compatible routes
+    // (CredentialResolver decides which header form a route takes).
+    const key =
+      bearerCredential(authorization) ?? tokenCredential(authorization) ?? bareApiKey(authorization) ?? '';
     return principalForKey(this.apiKeys, key);
   }
 }

@@ -21,3 +21,14 @@ export function tokenCredential(authorization: string | undefined): string | nul
   if (authorization === undefined) return null;
   return TOKEN_CREDENTIALS.exec(authorization.trim())?.[1] ?? null;
 }
+
+const BARE_API_KEY = /^(svc_\S+)$/;
+
+/**
+ * AssemblyAI's `Authorization: <API key>` (no scheme), which its SDK sends: accepted on the AssemblyAI-compatible
+ * routes only (CredentialResolver), and only for an API key (`svc_…`).
+ */
+export function bareApiKey(authorization: string | undefined): string | null {
+  if (authorization === undefined) return null;
+  return BARE_API_KEY.exec(authorization.trim())?.[1] ?? null;
+}

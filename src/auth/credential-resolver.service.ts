@@ -8,8 +8,8 @@ import {
   ApiKeyBearerStrategy,
   ApiKeyHeaderStrategy,
 } from './api-key.strategy';
-import { bearerCredential, tokenCredential } from './authorization-header';
-import { DEEPGRAM_LISTEN_PATH, requestPath } from '../common/http/request-path';
+import { bareApiKey, bearerCredential, tokenCredential } from './authorization-header';
+import { DEEPGRAM_LISTEN_PATH, isAssemblyAiRequest, requestPath } from '../common/http/request-path';
 import { JWT_STRATEGY, JwtStrategy } from './jwt.strategy';
 import { AuthOutcome, Principal, RequestWithAuth } from '../common/principal/principal';
 import { SessionCookies } from './session/session-cookies';
@@ -50,6 +50,10 @@ export class CredentialResolver {
     if (authorization !== undefined) {
       const deepgram = requestPath(request) === DEEPGRAM_LISTEN_PATH;
       if (deepgram && tokenCredential(authorization) !== null) {
+        return this.run(API_KEY_BEARER_STRATEGY, request, response);
+      }
+      // AssemblyAI's SDK sends the key itself as the header (`Authorization: <API key>`), on its routes only.
+      if (isAssemblyAiRequest(request) && bareApiKey(authorization) !== null) {
         return this.run(API_KEY_BEARER_STRATEGY, request, response);
       }
       const credential = bearerCredential(authorization);

@@ -10,6 +10,7 @@ import { RealtimeClientSecret } from '../realtime/client-secrets/realtime-client
 import { IdempotencyRecord } from '../transcriptions/idempotency-record.entity';
 import { TranscriptionTombstone } from '../transcriptions/transcription-tombstone.entity';
 import { Transcription } from '../transcriptions/transcription.entity';
+import { UploadedAudio } from '../transcriptions/uploaded-audio/uploaded-audio.entity';
 import { WorkspaceInvitation } from '../auth/members/workspace-invitation.entity';
 import { WorkspaceMember } from '../auth/members/workspace-member.entity';
 import { SsoConnection } from '../auth/sso/sso-connection.entity';
@@ -43,4 +44,5 @@ export const ENTITIES = [
   SsoConnection,
   SsoIdentity,
   SsoSignIn,
+  UploadedAudio,
 ];

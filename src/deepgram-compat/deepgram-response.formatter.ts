@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TranscriptWord } from '../engine/engine.types';
-import { segmentParagraphs } from '../transcriptions/export/paragraph-segmenter';
-import { endsSentence, normalizeWordText } from '../transcriptions/export/timed-word';
+import { paragraphWords, sentenceWords } from '../transcriptions/export/word-groups';
 import type { Transcription } from '../transcriptions/transcription.entity';
 import type { Schema } from '../openapi/contract-types';
 import type { DeepgramListenRequest } from './deepgram-listen-request';
@@ -137,18 +136,7 @@ function paragraphsOf(
   asked: ListenAnswerOptions,
   speakers: Map<string, number>,
 ): Paragraphs {
-  // The segmenter drops words that are blank after trimming and joins the rest with one space: each paragraph
-  // is the next words whose texts, so joined, make its text.
-  const spoken = words.filter((word) => normalizeWordText(word.word) !== '');
-  let next = 0;
-  const items = segmentParagraphs(spoken).map((paragraph) => {
-    const own: TranscriptWord[] = [];
-    let length = -1;
-    while (next < spoken.length && length < paragraph.text.length) {
-      length += normalizeWordText(spoken[next].word).length + 1;
-      own.push(spoken[next]);
-      next += 1;
-    }
+  const items = paragraphWords(words).map(({ paragraph, words: own }) => {
     const speaker = paragraph.speaker === null ? undefined : speakers.get(paragraph.speaker);
     return {
       sentences: sentencesOf(own, asked),
@@ -171,17 +159,7 @@ function sentencesOf(
   words: readonly TranscriptWord[],
   asked: ListenAnswerOptions,
 ): Paragraphs['paragraphs'][number]['sentences'] {
-  const sentences: TranscriptWord[][] = [];
-  let current: TranscriptWord[] = [];
-  for (const word of words) {
-    current.push(word);
-    if (endsSentence(word.word)) {
-      sentences.push(current);
-      current = [];
-    }
-  }
-  if (current.length > 0) sentences.push(current);
-  return sentences.map((sentence) => ({
+  return sentenceWords(words).map((sentence) => ({
     text: sentence.map((word) => (asked.punctuate ? word.word : bareWord(word.word))).join(' '),
     start: sentence[0].start,
     end: Math.max(...sentence.map((word) => word.end)),

@@ -151,7 +151,9 @@ export class UploadIdempotency {
   ): Promise<IdempotentUpload> {
     const key = parseIdempotencyKey(header);
     const claim = key ? await this.store.claim(principal.workspaceId, key) : null;
-    return new IdempotentUpload(this.store, principal, claim, (id) => this.isStillOpen(principal.workspaceId, id));
+    return new IdempotentUpload(this.store, principal, claim, (id) =>
+      this.isStillOpen(principal.workspaceId, id),
+    );
   }
 
   private async isStillOpen(workspaceId: string, transcriptionId: string): Promise<boolean> {

@@ -17,7 +17,10 @@ export function checkSpeakerNames(
   for (const [speaker, raw] of Object.entries(names)) {
     const field = `speakerNames.${speaker}`;
     if (!speakers.has(speaker)) {
-      throw ProblemException.field(field, `${field}: the transcript has no speaker ${JSON.stringify(speaker)}`);
+      throw ProblemException.field(
+        field,
+        `${field}: the transcript has no speaker ${JSON.stringify(speaker)}`,
+      );
     }
     if (typeof raw !== 'string') throw ProblemException.field(field, `${field} must be a string`);
     const name = raw.trim();

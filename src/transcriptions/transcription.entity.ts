@@ -32,6 +32,15 @@ export function textOptionsOf(transcription: Pick<Transcription, 'textOptions'>)
   return { ...NO_TEXT_OPTIONS, ...transcription.textOptions };
 }
 
+/** The request of a compatible API, kept on its job (Transcription.compatRequest). */
+export interface CompatRequest {
+  api: 'assemblyai';
+  /** The `audio_url` as the client gave it (an upload_url of this service, or its own URL). */
+  audioUrl: string;
+  /** The vendor's answer options as asked (punctuate, format_text, speaker_labels, …). */
+  options: Record<string, unknown>;
+}
+
 export interface TranscriptionResultJson {
   words: TranscriptWord[];
 }
@@ -241,6 +250,13 @@ export class Transcription {
   /** When the retention purge removed the audio (storageKey is then null); null while it is kept. */
   @Column({ name: 'audio_deleted_at', type: 'timestamptz', nullable: true })
   audioDeletedAt: Date | null;
+
+  /**
+   * How a compatible API (AssemblyAI's `/v2/transcript`) asked for the job: its answer options and the audio URL
+   * as given, so that reading the job back through that API answers as it was asked. Null for native jobs.
+   */
+  @Column({ name: 'compat_request', type: 'jsonb', nullable: true })
+  compatRequest: CompatRequest | null;
 
   /** When the retention purge removed resultText/resultJson; exports then answer 410 gone. */
   @Column({ name: 'transcript_deleted_at', type: 'timestamptz', nullable: true })

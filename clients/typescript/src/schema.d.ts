@@ -1071,6 +1071,183 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file for a transcript (AssemblyAI-compatible)
+         * @description AssemblyAI's `POST /v2/upload`: the body is the file itself (any content type; the SDK sends
+         *     `application/octet-stream`), at most 500,000,000 bytes. The answer's `upload_url` names it for
+         *     `createAssemblyAiTranscript` by this workspace only, for 24 hours (then the retention purge deletes it).
+         *     Each transcript that names it takes its own copy. Nothing is billed for an upload. docs/compatibility.md
+         *     lists every AssemblyAI parameter and field.
+         */
+        post: operations["createAssemblyAiUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List transcripts (AssemblyAI-compatible)
+         * @description AssemblyAI's `GET /v2/transcript`: the workspace's transcriptions, newest first (every job, whichever
+         *     route created it), `limit` (default 10, at most 100) per page; the next page of older ones is
+         *     `page_details.prev_url` (`before_id`), as AssemblyAI pages. `status` filters (`error` is `failed`).
+         *     `after_id`, `created_on` and `throttled_only` are refused (400).
+         */
+        get: operations["listAssemblyAiTranscripts"];
+        put?: never;
+        /**
+         * Start a transcript (AssemblyAI-compatible)
+         * @description AssemblyAI's `POST /v2/transcript`: an ordinary job, created by the intake of `createTranscription`
+         *     (billing, limits, tiers, retention; listed by `listTranscriptions`), answered at once with the transcript
+         *     `queued`; poll `getAssemblyAiTranscript` (the SDK's `transcripts.transcribe` does). `audio_url` is an
+         *     `upload_url` of this workspace (copied for the job) or any URL, fetched under the outbound-URL policy of
+         *     `createTranscription`'s `audio_url`. `speech_model`: `nano` → `standard`, `best` and `universal` →
+         *     `premium`, `slam-1` → `premium_jade`, a tier's name → itself, none → `standard`. `language_code`
+         *     (default `en_us`, its primary subtag used), `language_detection`, `speaker_labels`, `speakers_expected`,
+         *     `multichannel`, `punctuate`, `format_text`, `word_boost` (the vocabulary; `boost_param` accepted),
+         *     `custom_spelling`, `filter_profanity`, `redact_pii`, `redact_pii_policies`, `redact_pii_sub` (default
+         *     `hash`, as AssemblyAI's), `redact_pii_audio` are honoured. `webhook_url`, `audio_start_from`,
+         *     `audio_end_at` and the analysis features (`auto_chapters`, `auto_highlights`, `content_safety`,
+         *     `iab_categories`, `sentiment_analysis`, `entity_detection`, `summarization`, …) are refused with 400 naming
+         *     them; other fields are ignored. Errors are AssemblyAI's `{"error": "…"}`.
+         */
+        post: operations["createAssemblyAiTranscript"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/transcript/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a transcript (AssemblyAI-compatible)
+         * @description AssemblyAI's `GET /v2/transcript/{id}`: the job as AssemblyAI's transcript (`queued`, `processing`,
+         *     `completed`, `error`), read back as it was asked (punctuation, casing, speaker labels A, B, …). Words in
+         *     milliseconds; a word's confidence is 0 where the recogniser gave none (AssemblyAI's schema requires one).
+         *     A job created by another route is read with AssemblyAI's defaults. Another workspace's id is 404.
+         */
+        get: operations["getAssemblyAiTranscript"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a transcript (AssemblyAI-compatible)
+         * @description AssemblyAI's `DELETE /v2/transcript/{id}`: deletes the job as `deleteTranscription` does (the same
+         *     rules: the caller's own jobs unless `transcriptions:delete-any`; an open job is not billed), and answers
+         *     the transcript as it was, with `text` "Deleted by user." and no words.
+         */
+        delete: operations["deleteAssemblyAiTranscript"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/transcript/{id}/sentences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a transcript by sentences (AssemblyAI-compatible)
+         * @description The completed transcript's words grouped by sentence (a sentence ends at `.`, `?`, `!`). 400 while the
+         *     transcript is not completed.
+         */
+        get: operations["getAssemblyAiSentences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/transcript/{id}/paragraphs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a transcript by paragraphs (AssemblyAI-compatible)
+         * @description The completed transcript's words grouped by the export's paragraphs (a speaker change, a pause over
+         *     2 s, or length). 400 while the transcript is not completed.
+         */
+        get: operations["getAssemblyAiParagraphs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/transcript/{id}/word-search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search a transcript for words (AssemblyAI-compatible)
+         * @description Where each word or phrase of `words` (comma-separated, each at most five words; case and punctuation
+         *     ignored) is said: its timestamps (ms) and word indexes.
+         */
+        get: operations["searchAssemblyAiTranscript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/transcript/{id}/{format}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a transcript as captions (AssemblyAI-compatible)
+         * @description The completed transcript as SRT or WebVTT captions (`exportTranscription`'s renderer, without speaker
+         *     labels); `chars_per_caption` makes each caption one line of at most that many characters. Another format
+         *     is 404.
+         */
+        get: operations["getAssemblyAiSubtitles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/transcriptions": {
         parameters: {
             query?: never;
@@ -1874,6 +2051,182 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description AssemblyAI's error body, used on the `/v2` routes only; its SDK throws `new Error(error)`. */
+        AssemblyAiError: {
+            error: string;
+        };
+        AssemblyAiUploadedFile: {
+            /**
+             * Format: uri
+             * @description `<the base URL the request reached>/v2/upload/<id>`: names the upload in `createAssemblyAiTranscript` for this workspace, for 24 hours.
+             */
+            upload_url: string;
+        };
+        /** @description AssemblyAI's transcript parameters; those not listed are ignored, except the features refused by name (see the operation). */
+        AssemblyAiTranscriptRequest: {
+            audio_url: string;
+            /** @enum {string|null} */
+            speech_model?: "nano" | "best" | "universal" | "slam-1" | "standard" | "premium" | "premium_jade" | null;
+            speech_models?: string[];
+            language_code?: string | null;
+            language_detection?: boolean | null;
+            punctuate?: boolean | null;
+            format_text?: boolean | null;
+            speaker_labels?: boolean | null;
+            speakers_expected?: number | null;
+            multichannel?: boolean | null;
+            word_boost?: string[];
+            /** @enum {string|null} */
+            boost_param?: "low" | "default" | "high" | null;
+            custom_spelling?: {
+                from: string[];
+                to: string;
+            }[] | null;
+            filter_profanity?: boolean | null;
+            redact_pii?: boolean | null;
+            redact_pii_audio?: boolean | null;
+            redact_pii_policies?: ("email_address" | "phone_number" | "credit_card_number" | "banking_information" | "us_social_security_number" | "date_of_birth" | "number_sequence")[] | null;
+            /** @enum {string|null} */
+            redact_pii_sub?: "entity_name" | "hash" | null;
+        };
+        AssemblyAiWord: {
+            text: string;
+            /** @description Milliseconds. */
+            start: number;
+            end: number;
+            /** @description 0 where the recogniser gave none. */
+            confidence: number;
+            /** @description A, B, … with `speaker_labels`; the channel number with `multichannel`; else null. */
+            speaker: string | null;
+            /** @description With `multichannel`, `1`, `2`, … */
+            channel?: string | null;
+        };
+        AssemblyAiWordGroup: {
+            text: string;
+            start: number;
+            end: number;
+            confidence: number;
+            words: components["schemas"]["AssemblyAiWord"][];
+            speaker: string | null;
+            channel?: string | null;
+        };
+        /** @description As a sentence, without `speaker` (AssemblyAI's paragraphs have none; their words do). */
+        AssemblyAiParagraph: {
+            text: string;
+            start: number;
+            end: number;
+            confidence: number;
+            words: components["schemas"]["AssemblyAiWord"][];
+            channel?: string | null;
+        };
+        AssemblyAiUtterance: {
+            text: string;
+            start: number;
+            end: number;
+            confidence: number;
+            words: components["schemas"]["AssemblyAiWord"][];
+            speaker: string;
+            channel?: string | null;
+        };
+        /** @description AssemblyAI's transcript object, with the fields this service fills (docs/compatibility.md lists the rest, never sent). */
+        AssemblyAiTranscript: {
+            /**
+             * Format: uuid
+             * @description The transcription's id (`getTranscription`).
+             */
+            id: string;
+            /** @enum {string} */
+            status: "queued" | "processing" | "completed" | "error";
+            /** @description The `audio_url` as given; `file://<file name>` for a job uploaded through another route. */
+            audio_url: string;
+            text: string | null;
+            words: components["schemas"]["AssemblyAiWord"][] | null;
+            /** @description With `speaker_labels` or `multichannel`, once completed. */
+            utterances: components["schemas"]["AssemblyAiUtterance"][] | null;
+            confidence: number | null;
+            /** @description Seconds, rounded. */
+            audio_duration: number | null;
+            audio_channels?: number;
+            language_code: string;
+            language_detection?: boolean | null;
+            language_confidence: null;
+            language_confidence_threshold: null;
+            speech_model: string | null;
+            language_model: string;
+            acoustic_model: string;
+            punctuate?: boolean | null;
+            format_text?: boolean | null;
+            speaker_labels?: boolean | null;
+            speakers_expected?: number | null;
+            multichannel?: boolean | null;
+            filter_profanity?: boolean | null;
+            redact_pii: boolean;
+            redact_pii_audio?: boolean | null;
+            redact_pii_policies?: string[] | null;
+            /**
+             * @description With `redact_pii`.
+             * @enum {string}
+             */
+            redact_pii_sub?: "entity_name" | "hash";
+            custom_spelling?: {
+                from: string[];
+                to: string;
+            }[] | null;
+            webhook_url?: null;
+            webhook_auth: boolean;
+            auto_highlights: boolean;
+            summarization: boolean;
+            /** @description Why the transcript failed (`status` error). */
+            error?: string;
+        };
+        AssemblyAiSentences: {
+            /** Format: uuid */
+            id: string;
+            confidence: number;
+            audio_duration: number;
+            sentences: components["schemas"]["AssemblyAiWordGroup"][];
+        };
+        AssemblyAiParagraphs: {
+            /** Format: uuid */
+            id: string;
+            confidence: number;
+            audio_duration: number;
+            paragraphs: components["schemas"]["AssemblyAiParagraph"][];
+        };
+        AssemblyAiWordSearch: {
+            /** Format: uuid */
+            id: string;
+            total_count: number;
+            matches: {
+                text: string;
+                count: number;
+                timestamps: number[][];
+                indexes: number[];
+            }[];
+        };
+        AssemblyAiTranscriptListItem: {
+            /** Format: uuid */
+            id: string;
+            resource_url: string;
+            /** @enum {string} */
+            status: "queued" | "processing" | "completed" | "error";
+            /** @description UTC without a zone, as AssemblyAI writes it. */
+            created: string;
+            completed: string | null;
+            audio_url: string;
+            error: string | null;
+        };
+        AssemblyAiTranscriptList: {
+            page_details: {
+                limit: number;
+                result_count: number;
+                current_url: string;
+                /** @description The next page of older transcripts (`before_id`), as AssemblyAI names it. */
+                prev_url: string | null;
+                next_url: null;
+            };
+            transcripts: components["schemas"]["AssemblyAiTranscriptListItem"][];
+        };
         /** @description The audio's URL, fetched under the same outbound-URL policy as `createTranscription`'s `audio_url`. */
         DeepgramUrlRequest: {
             /** Format: uri */
@@ -3527,6 +3880,32 @@ export interface components {
         } & components["schemas"]["ProblemFields"];
     };
     responses: {
+        /** @description An error in AssemblyAI's shape, `{"error": "…"}`. */
+        AssemblyAiError: {
+            headers: {
+                "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AssemblyAiError"];
+            };
+        };
+        /** @description 429 (rate limit) or 503 (a backing service unreachable) in AssemblyAI's shape, with `Retry-After`. */
+        AssemblyAiRetryLater: {
+            headers: {
+                "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                /** @description Seconds to wait before retrying. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AssemblyAiError"];
+            };
+        };
         /** @description An error in Deepgram's shape (see `createDeepgramTranscription` for the codes). */
         DeepgramError: {
             headers: {
@@ -5380,6 +5759,328 @@ export interface operations {
             500: components["responses"]["DeepgramError"];
             503: components["responses"]["DeepgramRetryLater"];
             504: components["responses"]["DeepgramError"];
+        };
+    };
+    createAssemblyAiUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": Blob;
+            };
+        };
+        responses: {
+            /** @description The upload, named by its URL. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssemblyAiUploadedFile"];
+                };
+            };
+            400: components["responses"]["AssemblyAiError"];
+            401: components["responses"]["AssemblyAiError"];
+            403: components["responses"]["AssemblyAiError"];
+            413: components["responses"]["AssemblyAiError"];
+            429: components["responses"]["AssemblyAiRetryLater"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["AssemblyAiError"];
+            503: components["responses"]["AssemblyAiRetryLater"];
+        };
+    };
+    listAssemblyAiTranscripts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                status?: "queued" | "processing" | "completed" | "error";
+                /** @description Transcripts created before this one. */
+                before_id?: string;
+                /** @description Not available (400). */
+                after_id?: string;
+                /** @description Not available (400). */
+                created_on?: string;
+                /** @description Not available (400) unless false. */
+                throttled_only?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transcripts. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssemblyAiTranscriptList"];
+                };
+            };
+            400: components["responses"]["AssemblyAiError"];
+            401: components["responses"]["AssemblyAiError"];
+            403: components["responses"]["AssemblyAiError"];
+            429: components["responses"]["AssemblyAiRetryLater"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["AssemblyAiError"];
+            503: components["responses"]["AssemblyAiRetryLater"];
+        };
+    };
+    createAssemblyAiTranscript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssemblyAiTranscriptRequest"];
+            };
+        };
+        responses: {
+            /** @description The transcript, `queued`. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssemblyAiTranscript"];
+                };
+            };
+            400: components["responses"]["AssemblyAiError"];
+            401: components["responses"]["AssemblyAiError"];
+            402: components["responses"]["AssemblyAiError"];
+            403: components["responses"]["AssemblyAiError"];
+            413: components["responses"]["AssemblyAiError"];
+            429: components["responses"]["AssemblyAiRetryLater"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["AssemblyAiError"];
+            503: components["responses"]["AssemblyAiRetryLater"];
+        };
+    };
+    getAssemblyAiTranscript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The transcript's id (a transcription of this workspace). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transcript. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssemblyAiTranscript"];
+                };
+            };
+            400: components["responses"]["AssemblyAiError"];
+            401: components["responses"]["AssemblyAiError"];
+            403: components["responses"]["AssemblyAiError"];
+            404: components["responses"]["AssemblyAiError"];
+            429: components["responses"]["AssemblyAiRetryLater"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["AssemblyAiError"];
+            503: components["responses"]["AssemblyAiRetryLater"];
+        };
+    };
+    deleteAssemblyAiTranscript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The transcript's id (a transcription of this workspace). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted transcript. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssemblyAiTranscript"];
+                };
+            };
+            400: components["responses"]["AssemblyAiError"];
+            401: components["responses"]["AssemblyAiError"];
+            403: components["responses"]["AssemblyAiError"];
+            404: components["responses"]["AssemblyAiError"];
+            429: components["responses"]["AssemblyAiRetryLater"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["AssemblyAiError"];
+            503: components["responses"]["AssemblyAiRetryLater"];
+        };
+    };
+    getAssemblyAiSentences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The transcript's id (a transcription of this workspace). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sentences. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssemblyAiSentences"];
+                };
+            };
+            400: components["responses"]["AssemblyAiError"];
+            401: components["responses"]["AssemblyAiError"];
+            403: components["responses"]["AssemblyAiError"];
+            404: components["responses"]["AssemblyAiError"];
+            429: components["responses"]["AssemblyAiRetryLater"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["AssemblyAiError"];
+            503: components["responses"]["AssemblyAiRetryLater"];
+        };
+    };
+    getAssemblyAiParagraphs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The transcript's id (a transcription of this workspace). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The paragraphs. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssemblyAiParagraphs"];
+                };
+            };
+            400: components["responses"]["AssemblyAiError"];
+            401: components["responses"]["AssemblyAiError"];
+            403: components["responses"]["AssemblyAiError"];
+            404: components["responses"]["AssemblyAiError"];
+            429: components["responses"]["AssemblyAiRetryLater"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["AssemblyAiError"];
+            503: components["responses"]["AssemblyAiRetryLater"];
+        };
+    };
+    searchAssemblyAiTranscript: {
+        parameters: {
+            query: {
+                words: string;
+            };
+            header?: never;
+            path: {
+                /** @description The transcript's id (a transcription of this workspace). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The matches. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssemblyAiWordSearch"];
+                };
+            };
+            400: components["responses"]["AssemblyAiError"];
+            401: components["responses"]["AssemblyAiError"];
+            403: components["responses"]["AssemblyAiError"];
+            404: components["responses"]["AssemblyAiError"];
+            429: components["responses"]["AssemblyAiRetryLater"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["AssemblyAiError"];
+            503: components["responses"]["AssemblyAiRetryLater"];
+        };
+    };
+    getAssemblyAiSubtitles: {
+        parameters: {
+            query?: {
+                chars_per_caption?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The transcript's id (a transcription of this workspace). */
+                id: string;
+                format: "srt" | "vtt";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The captions. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/srt": string;
+                    "text/vtt": string;
+                };
+            };
+            400: components["responses"]["AssemblyAiError"];
+            401: components["responses"]["AssemblyAiError"];
+            403: components["responses"]["AssemblyAiError"];
+            404: components["responses"]["AssemblyAiError"];
+            429: components["responses"]["AssemblyAiRetryLater"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["AssemblyAiError"];
+            503: components["responses"]["AssemblyAiRetryLater"];
         };
     };
     listTranscriptions: {

@@ -15,9 +15,22 @@ export const OPENAI_TRANSCRIPTIONS_PATH = '/v1/audio/transcriptions';
 export const DEEPGRAM_LISTEN_PATH = '/v1/listen';
 
 /** The upload endpoints, exempt from JSON content-type and body handling. */
-const UPLOAD_PATHS = new Set(['/v1/transcriptions', OPENAI_TRANSCRIPTIONS_PATH, DEEPGRAM_LISTEN_PATH]);
+const UPLOAD_PATHS = new Set([
+  '/v1/transcriptions',
+  OPENAI_TRANSCRIPTIONS_PATH,
+  DEEPGRAM_LISTEN_PATH,
+  '/v2/upload',
+  '/v2/transcript',
+]);
 
 /** POST /v1/transcriptions and its OpenAI- and Deepgram-compatible twins. */
 export function isUploadRequest(request: Request): boolean {
   return request.method === 'POST' && UPLOAD_PATHS.has(requestPath(request));
+}
+
+/** AssemblyAI's API (`/v2/upload`, `/v2/transcript…`): its own auth header form and error shape. */
+export const ASSEMBLYAI_PATH_PREFIX = '/v2/';
+
+export function isAssemblyAiRequest(request: Pick<Request, 'url'> & { originalUrl?: string }): boolean {
+  return requestPath(request).startsWith(ASSEMBLYAI_PATH_PREFIX);
 }

@@ -4,6 +4,7 @@ import { AuditRetention } from '../../audit/audit-retention.service';
 import { AuthConfig } from '../../auth/auth.config';
 import { FileStorage } from '../../storage/file-storage';
 import { statusIn, TERMINAL_STATUSES } from '../transcription-state';
+import { UploadedAudioService } from '../uploaded-audio/uploaded-audio.service';
 
 /** Rows one purge transaction takes at most; the run repeats until a batch comes back short. */
 export const RETENTION_PURGE_BATCH_SIZE = 100;
@@ -15,6 +16,8 @@ export interface RetentionPurgeResult {
   requestLogEntriesDeleted: number;
   /** Audit events older than AUDIT_RETENTION_DAYS. */
   auditEventsDeleted: number;
+  /** Uploaded audio (POST /v2/upload) past its UPLOADED_AUDIO_TTL_HOURS. */
+  uploadsDeleted: number;
 }
 
 /** Request-log rows one DELETE takes at most (short statements, no long lock on a big backlog). */
@@ -44,6 +47,7 @@ export class RetentionPurgeService {
     private readonly storage: FileStorage,
     private readonly config: AuthConfig,
     private readonly auditRetention: AuditRetention,
+    private readonly uploads: UploadedAudioService,
   ) {}
 
   async purgeExpired(now = new Date()): Promise<RetentionPurgeResult> {
@@ -66,12 +70,19 @@ export class RetentionPurgeService {
       if (batch < REQUEST_LOG_PURGE_BATCH_SIZE) break;
     }
     const auditEventsDeleted = await this.auditRetention.purgeExpired();
-    if (audioDeleted || transcriptsDeleted || requestLogEntriesDeleted || auditEventsDeleted) {
+    const uploadsDeleted = await this.uploads.purgeExpired(now);
+    if (
+      audioDeleted ||
+      transcriptsDeleted ||
+      requestLogEntriesDeleted ||
+      auditEventsDeleted ||
+      uploadsDeleted
+    ) {
       this.logger.log(
-        `Retention purge: ${audioDeleted} audio file(s), ${transcriptsDeleted} transcript(s), ${requestLogEntriesDeleted} request-log entries, ${auditEventsDeleted} audit events`,
+        `Retention purge: ${audioDeleted} audio file(s), ${transcriptsDeleted} transcript(s), ${requestLogEntriesDeleted} request-log entries, ${auditEventsDeleted} audit events, ${uploadsDeleted} expired upload(s)`,
       );
     }
-    return { audioDeleted, transcriptsDeleted, requestLogEntriesDeleted, auditEventsDeleted };
+    return { audioDeleted, transcriptsDeleted, requestLogEntriesDeleted, auditEventsDeleted, uploadsDeleted };
   }
 
   private async purgeRequestLogBatch(now: Date): Promise<number> {

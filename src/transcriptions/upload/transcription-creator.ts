@@ -97,6 +97,7 @@ export class TranscriptionCreator {
         usesFreeTranscription: usesFree,
         estimatedCostMicro: estimateMicro,
         requestId: currentRequestId(),
+        compatRequest: options.compatRequest ?? null,
       }),
     );
   }

@@ -49,10 +49,21 @@ export interface UploadRoute<Asked> {
    * transcription can still be attached to that try's job; if it is not, the same gate refuses it.
    */
   isRetry(request: Request): boolean;
-  /** The form's text fields: the job's options and what the route answers from. Throws to refuse them. */
-  readFields(fields: Record<string, string>): { options: UploadOptions; asked: Asked };
+  /**
+   * The form's text fields (and the audio's URL when the request names one): the job's options and what the
+   * route answers from. Throws to refuse them.
+   */
+  readFields(
+    fields: Record<string, string>,
+    audioUrl: string | null,
+  ): { options: UploadOptions; asked: Asked };
   /** Throws to refuse the audio's duration (stated by the container, or measured). */
   checkDuration(durationSeconds: number): void;
+  /**
+   * Audio a URL names that this service holds itself (AssemblyAI's `upload_url`): a copy for the job, or null
+   * to fetch the URL under the outbound-URL policy. Throws to refuse the URL.
+   */
+  ownAudio?(principal: Principal, url: string): Promise<StoredUpload | null>;
 }
 
 /** An upload the service answered: its job, the answer as bytes (a replay is exactly the first answer). */
@@ -145,7 +156,7 @@ export class TranscriptionUploadService {
     const fingerprint = uploadFingerprint(route.name, body, source);
     const earlier = await key.earlierAnswer(fingerprint, route.keylessRepeat);
     // Fields are read before a URL is fetched, so a bad model or language costs no download.
-    const { options, asked } = route.readFields(body.fields);
+    const { options, asked } = route.readFields(body.fields, body.audioUrl);
     const started = earlier
       ? { reply: earlier, audioSha256: source.kind === 'file' ? source.file.sha256 : null }
       : await this.startJob(principal, route, key, fingerprint, source, options, files);
@@ -200,7 +211,8 @@ export class TranscriptionUploadService {
     options: UploadOptions,
     files: TemporaryFiles,
   ): Promise<{ reply: StoredResponse; audioSha256: string }> {
-    const file = await this.audioFile(source, files);
+    const own = source.kind === 'url' ? await route.ownAudio?.(principal, source.url) : null;
+    const file = own ? files.track(own) : await this.audioFile(source, files);
     const upload = await this.inspect(file, options);
     route.checkDuration(upload.durationSeconds);
     const settings = await this.creator.settle(principal, options);

@@ -5,7 +5,7 @@ import type { ModelTier } from '../../common/model-tier-catalogue';
 import type { SpeakerHints } from '../../engine/engine.types';
 import { LANGUAGE_CODES } from '../../languages/languages';
 import { MAX_VOCABULARY_WORD_LENGTH } from '../../vocabularies/vocabulary-word';
-import { MODEL_TIERS } from '../transcription.entity';
+import { type CompatRequest, MODEL_TIERS } from '../transcription.entity';
 import {
   parseBoolean,
   parseTextOptions,
@@ -28,6 +28,8 @@ export interface UploadOptions {
   text: RequestedTextOptions;
   /** Each channel recognised on its own, its words labelled with the channel (no diarization). */
   multichannel: boolean;
+  /** Set by a compatible API's route: kept on the job (Transcription.compatRequest). */
+  compatRequest?: CompatRequest;
 }
 
 export const MAX_VOCABULARY_WORDS = 500;

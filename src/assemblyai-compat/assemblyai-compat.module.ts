@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { RetentionModule } from '../transcriptions/retention/retention.module';
+import { TranscriptionsModule } from '../transcriptions/transcriptions.module';
+import { AssemblyAiController } from './assemblyai.controller';
+import { AssemblyAiErrorShapeRegistration } from './assemblyai-error.filter';
+import { AssemblyAiService } from './assemblyai.service';
+
+/** The AssemblyAI-compatible facade (docs/compatibility.md). */
+@Module({
+  imports: [TranscriptionsModule, RetentionModule],
+  controllers: [AssemblyAiController],
+  providers: [AssemblyAiService, AssemblyAiErrorShapeRegistration],
+})
+export class AssemblyAiCompatModule {}
