@@ -63,6 +63,15 @@ const EXPECTED_ROUTES = [
   ['POST', '/v1/transcriptions', 'createTranscription'],
   ['POST', '/v1/audio/transcriptions', 'createOpenAiTranscription'],
   ['POST', '/v1/listen', 'createDeepgramTranscription'],
+  ['POST', '/v2/upload', 'createAssemblyAiUpload'],
+  ['POST', '/v2/transcript', 'createAssemblyAiTranscript'],
+  ['GET', '/v2/transcript', 'listAssemblyAiTranscripts'],
+  ['GET', '/v2/transcript/{id}', 'getAssemblyAiTranscript'],
+  ['DELETE', '/v2/transcript/{id}', 'deleteAssemblyAiTranscript'],
+  ['GET', '/v2/transcript/{id}/sentences', 'getAssemblyAiSentences'],
+  ['GET', '/v2/transcript/{id}/paragraphs', 'getAssemblyAiParagraphs'],
+  ['GET', '/v2/transcript/{id}/word-search', 'searchAssemblyAiTranscript'],
+  ['GET', '/v2/transcript/{id}/{format}', 'getAssemblyAiSubtitles'],
   ['GET', '/v1/transcriptions', 'listTranscriptions'],
   ['GET', '/v1/transcriptions/{id}', 'getTranscription'],
   ['PATCH', '/v1/transcriptions/{id}', 'updateTranscription'],
@@ -797,8 +806,15 @@ describe('openapi.yaml content', () => {
   });
 
   /** A compatibility route accepts its vendor's scheme first (and no cookie: it is a write); the rest inherit. */
+  const ASSEMBLYAI_SECURITY = [{ assemblyAiKey: [] }, { bearerAuth: [] }, { apiKeyHeader: [] }];
   const OWN_SECURITY: Record<string, unknown> = {
     createDeepgramTranscription: [{ deepgramToken: [] }, { bearerAuth: [] }, { apiKeyHeader: [] }],
+    ...Object.fromEntries(
+      EXPECTED_ROUTES.filter(([, path]) => path.startsWith('/v2/')).map(([, , id]) => [
+        id,
+        ASSEMBLYAI_SECURITY,
+      ]),
+    ),
   };
 
   it('documents 429 (except where unmetered), 431, 500 and 503 everywhere, 401 and 403 on every authenticated operation', () => {

@@ -195,7 +195,7 @@ function routeMetadata(t: TestApp): { permissions: Record<string, string>; sessi
       const path = `/${[base, route].filter((part) => part && part !== '/').join('/')}`
         .replace(/\/+/g, '/')
         .replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-      if (!path.startsWith('/v1/')) continue;
+      if (!/^\/v[12]\//.test(path)) continue;
       const key = `${RequestMethod[method]} ${path}`;
       const targets = [handler as never, controller as never];
       const isPublic = reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets);
@@ -213,7 +213,7 @@ function namedPermission(body: unknown): string | undefined {
   const problem = body as
     | {
         permission?: string;
-        error?: { code?: string; message?: string };
+        error?: { code?: string; message?: string } | string;
         err_code?: string;
         err_msg?: string;
       }
@@ -221,6 +221,9 @@ function namedPermission(body: unknown): string | undefined {
   if (problem?.permission !== undefined) return problem.permission;
   // Deepgram's shape: the permission is named in err_msg, as in OpenAI's message.
   if (problem?.err_code === 'INSUFFICIENT_PERMISSIONS') return /`([^`]+)`/.exec(problem.err_msg ?? '')?.[1];
-  if (problem?.error?.code !== 'insufficient_permissions') return undefined;
+  // AssemblyAI's shape: `{"error": "This operation needs the permission `…`, …"}`.
+  if (typeof problem?.error === 'string') return /needs the permission `([^`]+)`/.exec(problem.error)?.[1];
+  if (typeof problem?.error !== 'object' || problem.error.code !== 'insufficient_permissions')
+    return undefined;
   return /`([^`]+)`/.exec(problem.error.message ?? '')?.[1];
 }

@@ -72,6 +72,13 @@ describe('Routes', () => {
           status: 401,
           code: 'invalid_api_key',
         });
+      } else if (route.path.startsWith('/v2/')) {
+        // The AssemblyAI-compatible routes refuse in AssemblyAI's error shape.
+        expect({ route: key(route), status: response.status, error: response.body.error }).toEqual({
+          route: key(route),
+          status: 401,
+          error: expect.stringMatching(/^Authentication error/),
+        });
       } else if (route.operationId === 'createDeepgramTranscription') {
         // The Deepgram-compatible route refuses in Deepgram's error shape.
         expect({ route: key(route), status: response.status, code: response.body.err_code }).toEqual({
