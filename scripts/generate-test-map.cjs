@@ -64,7 +64,7 @@ function realtimeMessages(root) {
     (spec.messages ?? []).map(({ $ref }) => {
       const name = $ref.split('/').pop();
       const message = document.components.messages[name];
-      const channel = spec.channel.$ref.split('/').pop();
+      const channel = spec.channel?.$ref?.split('/').pop() ?? 'realtime';
       // A binary message (raw audio) has no `type`: its name stands for it.
       const type = message.payload.properties?.type?.const ?? message.name;
       return { operation, action: spec.action, name, type, channel, binary: message.payload.format === 'binary' };

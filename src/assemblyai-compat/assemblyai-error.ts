@@ -29,6 +29,9 @@ const STATUS: Partial<Record<ProblemSlug, number>> = {
   'missing-file': 400,
   'malformed-request': 400,
   'invalid-format': 400,
+  // AssemblyAI has no Idempotency-Key; the service honours it all the same, and refuses its misuse as bad input.
+  'invalid-idempotency-key': 400,
+  'idempotency-key-mismatch': 400,
 };
 
 /** The detail, with the first invalid field's reason (AssemblyAI's error is one sentence). */

@@ -37,10 +37,10 @@ export class AssemblyAiController {
   @Get('transcript')
   list(
     @CurrentPrincipal() principal: Principal,
-    @Query() query: Record<string, string>,
+    @Query() query: Record<string, unknown>,
     @Req() request: Request,
   ): Promise<Schema<'AssemblyAiTranscriptList'>> {
-    return this.assemblyai.list(principal.workspaceId, query, callerBaseUrl(request));
+    return this.assemblyai.list(principal.workspaceId, queryText(query), callerBaseUrl(request));
   }
 
   @RequirePermission('transcriptions:read')
@@ -84,9 +84,9 @@ export class AssemblyAiController {
   wordSearch(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
-    @Query('words') words: string | undefined,
+    @Query('words') words: unknown,
   ): Promise<Schema<'AssemblyAiWordSearch'>> {
-    return this.assemblyai.wordSearch(principal.workspaceId, id, words);
+    return this.assemblyai.wordSearch(principal.workspaceId, id, textOf(words));
   }
 
   @RequirePermission('transcriptions:read')
@@ -95,10 +95,26 @@ export class AssemblyAiController {
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Param('format') format: string,
-    @Query('chars_per_caption') charsPerCaption: string | undefined,
+    @Query('chars_per_caption') charsPerCaption: unknown,
     @Res() response: Response,
   ): Promise<void> {
-    const rendered = await this.assemblyai.subtitles(principal.workspaceId, id, format, charsPerCaption);
+    const rendered = await this.assemblyai.subtitles(
+      principal.workspaceId,
+      id,
+      format,
+      textOf(charsPerCaption),
+    );
     response.status(200).setHeader('Content-Type', rendered.contentType).end(rendered.body);
   }
+}
+
+/** A query parameter as text: repeated ones comma-joined (`words=a&words=b` is `a,b`), nested ones refused as text. */
+function textOf(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) return value.map((item) => (typeof item === 'string' ? item : '')).join(',');
+  return typeof value === 'string' ? value : '';
+}
+
+function queryText(query: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(query).map(([name, value]) => [name, textOf(value) ?? '']));
 }

@@ -83,6 +83,11 @@ export function expectInvariants(response: Response, operationId: string, sent: 
     if (typeof error?.type !== 'string') {
       throw new Error(`${where}: not an OpenAI error body.\nBody: ${response.text?.slice(0, 500)}`);
     }
+  } else if (response.status >= 400 && /AssemblyAi/.test(operationId)) {
+    // The AssemblyAI-compatible routes answer AssemblyAI's `{"error": "…"}` (its schema is checked below).
+    if (typeof (response.body as { error?: unknown } | undefined)?.error !== 'string') {
+      throw new Error(`${where}: not an AssemblyAI error body.\nBody: ${response.text?.slice(0, 500)}`);
+    }
   } else if (response.status >= 400 && operationId === 'createDeepgramTranscription') {
     // The Deepgram-compatible route answers Deepgram's error shape instead (its schema is checked below).
     const errCode = (response.body as { err_code?: unknown } | undefined)?.err_code;

@@ -71,7 +71,13 @@ describe('Tenant isolation on every resource route (generated from openapi.yaml)
 
   /** The collection a path names: `/v1/workspace/members/{id}` is the members of the caller's workspace. */
   const collection = (path: string) =>
-    path.startsWith('/v1/workspace/') ? path.split('/')[3] : path.split('/')[2];
+    path.startsWith('/v2/transcript') // AssemblyAI's name for the same transcriptions
+      ? 'transcriptions'
+      : path.startsWith('/v1/workspace/')
+        ? path.split('/')[3]
+        : path.split('/')[2];
+  /** AssemblyAI's routes answer `{"error"}`: "Transcript not found" is their not-found. */
+  const assemblyAi = (path: string) => path.startsWith('/v2/');
   const idRoutes = specRoutes().filter((route) => route.path.includes('{id}'));
   const listRoutes = specRoutes().filter(
     (route) =>
@@ -100,6 +106,7 @@ describe('Tenant isolation on every resource route (generated from openapi.yaml)
         'listApiKeys',
         'listMembers',
         'listInvitations',
+        'listAssemblyAiTranscripts',
       ].sort(),
     );
   });
@@ -112,8 +119,10 @@ describe('Tenant isolation on every resource route (generated from openapi.yaml)
       const queries: Record<string, string> = {
         exportTranscription: '?format=json',
         searchTranscript: '?q=secret',
+        searchAssemblyAiTranscript: '?words=secret',
       };
-      const path = route.path.replace('{id}', id) + (queries[route.operationId] ?? '');
+      const path =
+        route.path.replace('{id}', id).replace('{format}', 'srt') + (queries[route.operationId] ?? '');
       const bodies: Record<string, unknown> = {
         updateVocabulary: { name: 'taken over', words: ['Mallory'] },
         updateTranscription: { speakerNames: { SPEAKER_00: 'Mallory' } },
@@ -132,8 +141,11 @@ describe('Tenant isolation on every resource route (generated from openapi.yaml)
         const expected =
           sessionOnly(route.path) && apiKey
             ? { status: 403, slug: 'forbidden' }
-            : { status: 404, slug: 'not-found' };
-        expect({ route: route.operationId, status: response.status, slug: slugOf(response) }).toEqual({
+            : assemblyAi(route.path)
+              ? { status: 404, slug: 'Transcript not found' }
+              : { status: 404, slug: 'not-found' };
+        const slug = assemblyAi(route.path) ? (response.body as { error?: string }).error : slugOf(response);
+        expect({ route: route.operationId, status: response.status, slug }).toEqual({
           route: route.operationId,
           ...expected,
         });
@@ -143,7 +155,11 @@ describe('Tenant isolation on every resource route (generated from openapi.yaml)
       // Still there and unchanged for its owner.
       const owner = await t
         .http()
-        .get(route.path.replace('{id}', id).replace(/\/(status|events|export|audio|search)$/, ''))
+        .get(
+          assemblyAi(route.path)
+            ? `/v1/transcriptions/${id}`
+            : route.path.replace('{id}', id).replace(/\/(status|events|export|audio|search)$/, ''),
+        )
         .set(bearer(a.apiKey));
       if (route.path.startsWith('/v1/workspaces/')) {
         // B's user did not join A by trying to switch to it.
@@ -187,8 +203,10 @@ describe('Tenant isolation on every resource route (generated from openapi.yaml)
         const response = await t.http().get(`${route.path}${query}`).set(bearer(credential));
         expect(response.status).toBe(200);
         expectMatchesSpec(response, route.operationId);
-        const ids = (response.body.data as Array<{ id: string }>).map((item) => item.id);
-        expect(ids).not.toContain(ofA[collection(route.path)]);
+        const items = (assemblyAi(route.path) ? response.body.transcripts : response.body.data) as Array<{
+          id: string;
+        }>;
+        expect(items.map((item) => item.id)).not.toContain(ofA[collection(route.path)]);
       }
       if (route.operationId === 'listTranscriptions') {
         // A's transcription id is no valid cursor for B.

@@ -3892,7 +3892,7 @@ export interface components {
                 "application/json": components["schemas"]["AssemblyAiError"];
             };
         };
-        /** @description 429 (rate limit) or 503 (a backing service unreachable) in AssemblyAI's shape, with `Retry-After`. */
+        /** @description 409 (a request with the same `Idempotency-Key` still being admitted), 429 (rate limit) or 503 (a backing service unreachable) in AssemblyAI's shape, with `Retry-After`. */
         AssemblyAiRetryLater: {
             headers: {
                 "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
@@ -5866,6 +5866,7 @@ export interface operations {
             401: components["responses"]["AssemblyAiError"];
             402: components["responses"]["AssemblyAiError"];
             403: components["responses"]["AssemblyAiError"];
+            409: components["responses"]["AssemblyAiRetryLater"];
             413: components["responses"]["AssemblyAiError"];
             429: components["responses"]["AssemblyAiRetryLater"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
