@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { ProblemSlug } from '../common/problem/problem-catalogue';
 import type { ProblemException } from '../common/problem/problem.exception';
+import { problemSentence } from '../common/problem/problem-message';
 import type { Schema } from '../openapi/contract-types';
 
 /** AssemblyAI's error body, `{"error": "…"}`, which its SDK throws as `new Error(error)`. */
@@ -34,7 +35,7 @@ const STATUS: Partial<Record<ProblemSlug, number>> = {
   'idempotency-key-mismatch': 400,
 };
 
-/** The detail, with the first invalid field's reason (AssemblyAI's error is one sentence). */
+/** AssemblyAI's error is one sentence; its SDK users read these two as AssemblyAI words them. */
 function messageOf(problem: ProblemException): string {
   if (problem.slug === 'unauthorized' || problem.slug === 'invalid-api-key') {
     return `Authentication error, API token missing/invalid. ${problem.detail}`;

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { PROBLEM_CATALOGUE, type ProblemSlug } from '../common/problem/problem-catalogue';
 import type { ProblemException } from '../common/problem/problem.exception';
+import { problemSentence } from '../common/problem/problem-message';
 import type { Schema } from '../openapi/contract-types';
 
 /** The error body Deepgram's API answers with (its "legacy" error), which its SDK shows as the error's body. */
@@ -67,20 +68,10 @@ export function toDeepgramError(
   return new DeepgramApiError(
     mapping.status,
     mapping.errCode,
-    messageOf(problem),
+    problemSentence(problem),
     requestId,
     problem.headers,
   );
-}
-
-/** The problem's detail, with the first invalid field's reason (Deepgram's error has no field list). */
-function messageOf(problem: ProblemException): string {
-  const errors = problem.extensions.errors as
-    { fieldErrors?: Record<string, string[]>; formErrors?: string[] } | undefined;
-  const [field, reasons] = Object.entries(errors?.fieldErrors ?? {})[0] ?? [];
-  const reason = reasons?.[0] ?? errors?.formErrors?.[0];
-  if (reason === undefined || problem.detail.includes(reason)) return problem.detail;
-  return `${problem.detail} ${field !== undefined && !reason.startsWith(field) ? `${field}: ` : ''}${reason}.`;
 }
 
 /** `request_id` is the job's id once it exists, else the request's own id (X-Request-Id). */
