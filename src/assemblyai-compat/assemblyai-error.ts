@@ -35,18 +35,13 @@ const STATUS: Partial<Record<ProblemSlug, number>> = {
   'idempotency-key-mismatch': 400,
 };
 
-/** AssemblyAI's error is one sentence; its SDK users read these two as AssemblyAI words them. */
+/** AssemblyAI's error is one sentence; the two its SDK users know by their words are worded as AssemblyAI does. */
 function messageOf(problem: ProblemException): string {
   if (problem.slug === 'unauthorized' || problem.slug === 'invalid-api-key') {
     return `Authentication error, API token missing/invalid. ${problem.detail}`;
   }
   if (problem.slug === 'not-found') return 'Transcript not found';
-  const errors = problem.extensions.errors as
-    { fieldErrors?: Record<string, string[]>; formErrors?: string[] } | undefined;
-  const [field, reasons] = Object.entries(errors?.fieldErrors ?? {})[0] ?? [];
-  const reason = reasons?.[0] ?? errors?.formErrors?.[0];
-  if (reason === undefined || problem.detail.includes(reason)) return problem.detail;
-  return `${problem.detail} ${field !== undefined && !reason.startsWith(field) ? `${field}: ` : ''}${reason}.`;
+  return problemSentence(problem);
 }
 
 export function toAssemblyAiError(problem: ProblemException): AssemblyAiApiError {
