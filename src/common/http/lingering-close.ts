@@ -57,3 +57,17 @@ export function closeWithoutReset(request: IncomingMessage, bounds: LingerBounds
   // Node's HTTP server ends a `Connection: close` exchange with socket.destroySoon() once the answer is written.
   socket.destroySoon = () => lingeringClose(socket, bounds, request);
 }
+
+/**
+ * A refusal of a request whose body has not been read yet: the connection is closed after the answer (Node would
+ * otherwise read and discard all of it), lingering first, reading and dropping a bounded part of the body, so that
+ * a client or proxy still sending it reads the answer instead of a reset. Nothing happens once the body is read.
+ */
+export function refuseUnreadBody(
+  request: IncomingMessage & { res?: { setHeader(name: string, value: string): unknown } },
+  bounds: LingerBounds,
+): void {
+  if (request.readableDidRead) return;
+  request.res?.setHeader('Connection', 'close');
+  closeWithoutReset(request, bounds);
+}

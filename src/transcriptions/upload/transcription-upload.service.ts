@@ -11,7 +11,7 @@ import { OutboundUrlPolicy } from '../../outbound-url/outbound-url-policy';
 import { FileStorage } from '../../storage/file-storage';
 import type { StoredResponse } from '../idempotency.service';
 import { HttpConfig, lingerBounds } from '../../common/http/http.config';
-import { closeWithoutReset } from '../../common/http/lingering-close';
+import { refuseUnreadBody } from '../../common/http/lingering-close';
 import {
   admittedTranscriptionId,
   type IdempotentUpload,
@@ -133,13 +133,8 @@ export class TranscriptionUploadService {
         return this.intake(principal, request, route, key, files).finally(() => files.removeAll());
       });
     } catch (error) {
-      // A refusal before the body closes the connection: Node would otherwise read (and discard) all of it.
-      // It lingers first, reading and dropping a bounded part of the body, so that a client or proxy still
-      // sending it reads the answer instead of a reset (lingering-close.ts).
-      if (!request.readableDidRead) {
-        request.res?.setHeader('Connection', 'close');
-        closeWithoutReset(request, lingerBounds(this.httpConfig));
-      }
+      // A refusal before the body: a lingering close (lingering-close.ts).
+      refuseUnreadBody(request, lingerBounds(this.httpConfig));
       throw error;
     }
   }

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { IncomingMessage } from 'node:http';
 import { DataSource } from 'typeorm';
 import { FileStorage } from '../../storage/file-storage';
+import { HttpConfig, lingerBounds } from '../../common/http/http.config';
+import { refuseUnreadBody } from '../../common/http/lingering-close';
 import { newUploadKey, type StoredUpload, uploadInspector } from '../upload/multipart-upload';
 import { storeRawUpload } from '../upload/raw-upload';
 import { UploadedAudio } from './uploaded-audio.entity';
@@ -20,11 +22,19 @@ export class UploadedAudioService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly storage: FileStorage,
+    private readonly httpConfig: HttpConfig,
   ) {}
 
   /** Streams the request's body to storage (the upload limit applies) and records it; resolves with its id. */
   async store(workspaceId: string, request: IncomingMessage): Promise<UploadedAudio> {
-    const file = await storeRawUpload(request, this.storage);
+    let file: StoredUpload;
+    try {
+      file = await storeRawUpload(request, this.storage);
+    } catch (error) {
+      // Refused before the body was read (a declared length over the limit): a lingering close, as uploads get.
+      refuseUnreadBody(request, lingerBounds(this.httpConfig));
+      throw error;
+    }
     try {
       const repository = this.dataSource.getRepository(UploadedAudio);
       return await repository.save(
