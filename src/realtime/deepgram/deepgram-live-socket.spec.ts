@@ -155,6 +155,15 @@ describe('DeepgramLiveSocket', () => {
     expect(adapter.readyState).not.toBe(adapter.OPEN);
   });
 
+  it('a session refused at its open closes with its code and no Metadata', () => {
+    const client = new ClientEnd();
+    const adapter = new DeepgramLiveSocket(client as unknown as WebSocket, OPTIONS, 32000);
+    adapter.send(JSON.stringify({ type: 'error', error: { code: 'server_busy', message: 'busy' } }));
+    adapter.close(4009, 'server_busy');
+    expect(client.written).toEqual([]);
+    expect(client.closedWith).toEqual([4009, 'server_busy']);
+  });
+
   it('an ending error closes with the session’s code after Metadata', () => {
     const { client, adapter, fromSession } = harness();
     fromSession({ type: 'error', error: { code: 'idle_timeout', message: 'No speech' } });

@@ -76,9 +76,12 @@ export class DeepgramLiveSocket extends EventEmitter {
     if (this.closing && this.metadataSent) this.socket.close(1000, '');
   }
 
-  /** The session ends the socket: Metadata first (Deepgram's last message), then the session's close code. */
+  /**
+   * The session ends the socket: Metadata first (Deepgram's last message) when a session was opened, then the
+   * session's close code. A session refused at its open (capacity, share) closes with its code alone.
+   */
   close(code: number, reason: string): void {
-    this.sendMetadata();
+    if (this.transcriptionId !== '') this.sendMetadata();
     this.socket.close(code, reason);
   }
 
