@@ -35,8 +35,8 @@ export function textOptionsOf(transcription: Pick<Transcription, 'textOptions'>)
 /** The request of a compatible API, kept on its job (Transcription.compatRequest). */
 export interface CompatRequest {
   api: 'assemblyai';
-  /** The `audio_url` as the client gave it (an upload_url of this service, or its own URL). */
-  audioUrl: string;
+  /** The `audio_url` as the client gave it (an upload_url of this service, or its own URL); gone with the audio. */
+  audioUrl?: string;
   /** The vendor's answer options as asked (punctuate, format_text, speaker_labels, …). */
   options: Record<string, unknown>;
 }

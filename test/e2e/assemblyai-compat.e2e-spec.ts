@@ -2,6 +2,10 @@ import { AssemblyAI } from 'assemblyai';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RetentionSettingsService } from '../../src/account/retention-settings.service';
+import { OPERATOR } from '../../src/audit/audit-log.service';
+import { RetentionPurgeService } from '../../src/transcriptions/retention/retention-purge.service';
+import { UploadedAudioService } from '../../src/transcriptions/uploaded-audio/uploaded-audio.service';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, type TestApp } from '../support/test-app';
@@ -194,6 +198,20 @@ describe('AssemblyAI-compatible /v2', () => {
       .send({ audio_url: uploaded.body.upload_url });
     expect(stolen.status).toBe(400);
     expect(stolen.body.error).toMatch(/audio_url names an upload that does not exist/);
+    // The audio's retention takes the URL the audio was named by with it (a signed link's token with it); the
+    // expired upload goes too.
+    await t.app.get(RetentionSettingsService).update(workspace.workspaceId, { audioDays: 0 }, OPERATOR);
+    await t.app.get(UploadedAudioService).purgeExpired(new Date(Date.now() + 25 * 3600_000));
+    await t.app.get(RetentionPurgeService).purgeExpired();
+    const purged = await t.http().get(`/v2/transcript/${id}`).set(auth);
+    expectMatchesSpec(purged, 'getAssemblyAiTranscript');
+    expect(purged.body.audio_url).toBe('file://upload'); // uploaded without a Content-Disposition name
+    const expired = await t
+      .http()
+      .post('/v2/transcript')
+      .set(auth)
+      .send({ audio_url: uploaded.body.upload_url });
+    expect(expired.body.error).toMatch(/does not exist here or has expired/);
     const deleted = await t.http().delete(`/v2/transcript/${id}`).set(auth);
     expectMatchesSpec(deleted, 'deleteAssemblyAiTranscript');
   });

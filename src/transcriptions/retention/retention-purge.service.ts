@@ -31,7 +31,7 @@ export const REQUEST_LOG_PURGE_BATCH_SIZE = 5_000;
  * transcription row: ledger entries and usage figures (duration, cost, word count) stay.
  *
  * - Audio: `audio_retention_days` after the job completed or failed. The stored object is deleted, then
- *   storage_key becomes null and audio_deleted_at is set, in the transaction that holds the row lock; a store
+ *   storage_key becomes null, the audio URL a compatible API was given is dropped and audio_deleted_at is set, in the transaction that holds the row lock; a store
  *   that fails rolls the batch back and the next run tries again.
  * - Text: `transcript_retention_days` after the job completed. Every column that holds words of the transcript
  *   goes: result_text, result_json, the prompt and a live session's kept words become null, the names given to its
@@ -113,8 +113,12 @@ export class RetentionPurgeService {
       for (const row of expired) {
         if (row.storage_key) await this.storage.delete(row.storage_key);
       }
+      // The URL a compatible API was given for the audio names it (and may carry a signed link's token): it goes
+      // with the audio.
       await tx.query(
-        `UPDATE transcriptions SET storage_key = NULL, audio_deleted_at = $2 WHERE id = ANY($1::uuid[])`,
+        `UPDATE transcriptions SET storage_key = NULL, audio_deleted_at = $2,
+                compat_request = compat_request - 'audioUrl'
+          WHERE id = ANY($1::uuid[])`,
         [expired.map((row) => row.id), now],
       );
       return expired.length;
