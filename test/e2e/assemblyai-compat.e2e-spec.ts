@@ -6,6 +6,7 @@ import { RetentionSettingsService } from '../../src/account/retention-settings.s
 import { OPERATOR } from '../../src/audit/audit-log.service';
 import { RetentionPurgeService } from '../../src/transcriptions/retention/retention-purge.service';
 import { UploadedAudioService } from '../../src/transcriptions/uploaded-audio/uploaded-audio.service';
+import { eventually } from '../support/eventually';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, type TestApp } from '../support/test-app';
@@ -161,15 +162,15 @@ describe('AssemblyAI-compatible /v2', () => {
     expectMatchesSpec(created, 'createAssemblyAiTranscript');
     expect(['queued', 'processing']).toContain(created.body.status);
     const id = created.body.id as string;
-    let transcript = created;
-    for (
-      let attempt = 0;
-      attempt < 300 && !['completed', 'error'].includes(transcript.body.status as string);
-      attempt++
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      transcript = await t.http().get(`/v2/transcript/${id}`).set(auth);
-    }
+    const transcript = await eventually(
+      'the transcript to end',
+      async () => {
+        const polled = await t.http().get(`/v2/transcript/${id}`).set(auth);
+        return ['completed', 'error'].includes(polled.body.status as string) ? polled : null;
+      },
+      30_000,
+      100,
+    );
     expectMatchesSpec(transcript, 'getAssemblyAiTranscript');
     expect(transcript.body).toMatchObject({ status: 'completed', punctuate: false, format_text: false });
     expect(transcript.body.text).toBe((transcript.body.text as string).toLowerCase());
