@@ -1,5 +1,6 @@
 import { MODEL_TIERS, type ModelTier } from '../common/model-tier-catalogue';
 import { ProblemException } from '../common/problem/problem.exception';
+import { primaryLanguageSubtag } from '../languages/languages';
 import { parseUploadOptions, type UploadOptions } from '../transcriptions/upload/upload-options';
 
 /** The answer options of an AssemblyAI transcript, as asked (kept on the job: Transcription.compatRequest). */
@@ -103,7 +104,7 @@ export function readAssemblyAiTranscriptRequest(
   };
   const options = parseUploadOptions({
     model: speechModel.tier,
-    language: languageDetection ? 'auto' : languageCode.split(/[-_]/)[0].toLowerCase(),
+    language: languageDetection ? 'auto' : primaryLanguageSubtag(languageCode),
     multichannel: String(asked.multichannel),
     ...(wordBoost.length > 0 ? { vocabulary: JSON.stringify(wordBoost) } : {}),
     ...(speakersExpected !== null ? { num_speakers: String(speakersExpected) } : {}),

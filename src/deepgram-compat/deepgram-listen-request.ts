@@ -1,6 +1,7 @@
 import type { ModelTier } from '../common/model-tier-catalogue';
 import { MODEL_TIERS } from '../common/model-tier-catalogue';
 import { ProblemException } from '../common/problem/problem.exception';
+import { primaryLanguageSubtag } from '../languages/languages';
 import { parseUploadOptions, type UploadOptions } from '../transcriptions/upload/upload-options';
 import type { PiiPolicy } from '../transcriptions/text/pii-redaction';
 import { PII_POLICIES } from '../transcriptions/text/pii-redaction';
@@ -127,8 +128,7 @@ export function toTier(model: string): ModelTier {
 
 /** `en-US` → `en`; no language is Deepgram's default, English. */
 function primaryLanguage(raw: string | undefined): string {
-  const tag = raw?.trim() || 'en';
-  return tag.split(/[-_]/)[0].toLowerCase();
+  return primaryLanguageSubtag(raw?.trim() || 'en');
 }
 
 function listOf(raw: string | undefined): string[] {

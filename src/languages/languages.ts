@@ -121,3 +121,8 @@ type _EveryContractLanguageServed = Assert<
 >;
 
 export const LANGUAGE_CODES: ReadonlySet<string> = new Set(LANGUAGES.map((language) => language.code));
+
+/** The primary language subtag of a BCP-47 or POSIX-style tag, as a code of LANGUAGE_CODES reads it: `en-US`, `en_us` → `en`. */
+export function primaryLanguageSubtag(tag: string): string {
+  return tag.split(/[-_]/)[0].toLowerCase();
+}

@@ -1,5 +1,5 @@
 import { keywordOf, toTier } from '../../deepgram-compat/deepgram-listen-request';
-import { LANGUAGE_CODES } from '../../languages/languages';
+import { LANGUAGE_CODES, primaryLanguageSubtag } from '../../languages/languages';
 import { ProblemException } from '../../common/problem/problem.exception';
 import type { RealtimeAudioFormat } from '../realtime-audio-format';
 import { DEFAULT_TURN_DETECTION, initialSessionConfig, type SessionConfig } from '../realtime-session-config';
@@ -63,7 +63,7 @@ export function readDeepgramLiveParams(query: URLSearchParams): {
   const tier = toTier(model);
   const channels = value('channels');
   if (channels !== undefined && channels !== '1') throw invalid('channels', 'must be 1 (mono audio)');
-  const language = (value('language') || 'en').split(/[-_]/)[0].toLowerCase();
+  const language = primaryLanguageSubtag(value('language') || 'en');
   if (!LANGUAGE_CODES.has(language))
     throw invalid('language', 'must be one of the codes of GET /v1/languages');
   const vocabulary = [...(value('keywords') ?? '').split(',').map(keywordOf), ...query.getAll('keyterm')]
