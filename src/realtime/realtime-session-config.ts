@@ -21,6 +21,11 @@ export interface SessionConfig {
   turnDetection: TurnDetection | null;
   /** Extension: stored on the transcription and echoed in its webhooks. */
   metadata: Record<string, string>;
+  /**
+   * A shorter wall-clock limit than REALTIME_MAX_SESSION_WALL_SECONDS for this session (an AssemblyAI token's
+   * `max_session_duration_seconds`); absent: the server's.
+   */
+  maxWallSeconds?: number;
 }
 
 /** OpenAI's server_vad defaults. */

@@ -152,7 +152,10 @@ export class RealtimeSession implements LiveSessionHandle {
     this.socket.on('message', (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
     this.socket.on('close', () => void this.end(null));
     this.socket.on('error', () => void this.end(null));
-    const wallSeconds = this.dependencies.config.REALTIME_MAX_SESSION_WALL_SECONDS;
+    const wallSeconds = Math.min(
+      this.config.maxWallSeconds ?? Number.POSITIVE_INFINITY,
+      this.dependencies.config.REALTIME_MAX_SESSION_WALL_SECONDS,
+    );
     this.expiryTimer = setTimeout(() => {
       void this.end(
         new RealtimeSessionEnd(

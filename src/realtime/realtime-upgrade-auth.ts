@@ -5,6 +5,7 @@ import { bearerCredential } from '../auth/authorization-header';
 import { CredentialResolver } from '../auth/credential-resolver.service';
 import type { AuthOutcome, RequestWithAuth } from '../common/principal/principal';
 import { SessionCookies } from '../auth/session/session-cookies';
+import { ASSEMBLYAI_STREAMING_PATH } from '../common/http/request-path';
 import { ProblemException } from '../common/problem/problem.exception';
 import { RealtimeConfig } from './realtime.config';
 import {
@@ -50,10 +51,22 @@ export class RealtimeUpgradeAuthenticator {
 
   async admit(request: IncomingMessage): Promise<UpgradeAdmission> {
     const authorization = request.headers.authorization;
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname === ASSEMBLYAI_STREAMING_PATH && authorization === undefined) {
+      // AssemblyAI's temporary token (GET /v3/token) comes as the `token` query parameter.
+      const token = url.searchParams.get('token');
+      if (token) {
+        const { outcome, config } = await this.clientSecrets.redeem(token, 'assemblyai');
+        return { kind: 'upgrade', outcome, boundConfig: config };
+      }
+    }
     const presented =
       authorization !== undefined ? bearerCredential(authorization) : protocolCredential(request);
     if (presented?.startsWith(CLIENT_SECRET_PREFIX)) {
-      const { outcome, config } = await this.clientSecrets.redeem(presented);
+      const { outcome, config } = await this.clientSecrets.redeem(
+        presented,
+        url.pathname === ASSEMBLYAI_STREAMING_PATH ? 'assemblyai' : 'openai',
+      );
       return { kind: 'upgrade', outcome, boundConfig: config };
     }
     if (authorization === undefined && presented !== null) {

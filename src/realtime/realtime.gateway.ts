@@ -31,11 +31,16 @@ import { MetricsService } from '../metrics/metrics.service';
 import { RealtimeSessionsService } from './realtime-sessions.service';
 import { toDeepgramError } from '../deepgram-compat/deepgram-error';
 import { chooseProtocol, RealtimeUpgradeAuthenticator } from './realtime-upgrade-auth';
-import { DEEPGRAM_LISTEN_PATH } from '../common/http/request-path';
+import { ASSEMBLYAI_STREAMING_PATH, DEEPGRAM_LISTEN_PATH } from '../common/http/request-path';
 import { ProblemException as Problem } from '../common/problem/problem.exception';
 import { bytesPerSecond } from './realtime-audio-format';
 import { readDeepgramLiveParams, type DeepgramLiveOptions } from './deepgram/deepgram-live-params';
 import { DeepgramLiveSocket } from './deepgram/deepgram-live-socket';
+import {
+  AssemblyAiStreamingParamError,
+  readAssemblyAiStreamingParams,
+} from './assemblyai/assemblyai-streaming-params';
+import { AssemblyAiStreamingSocket } from './assemblyai/assemblyai-streaming-socket';
 
 export const REALTIME_PATH = '/v1/realtime';
 /** How long a client refused for capacity should wait before trying again. */
@@ -144,7 +149,8 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     const url = new URL(request.url ?? '/', 'http://localhost');
     const server = this.server;
     const deepgram = url.pathname === DEEPGRAM_LISTEN_PATH;
-    if ((url.pathname !== REALTIME_PATH && !deepgram) || !server) {
+    const assemblyAi = url.pathname === ASSEMBLYAI_STREAMING_PATH;
+    if ((url.pathname !== REALTIME_PATH && !deepgram && !assemblyAi) || !server) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
@@ -179,23 +185,62 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
       this.upgrades.answered(context, request, auth, 101);
       // The session's work (its transcription's record, its log lines) carries the upgrade's request id.
       runWithRequestId(context.requestId, () =>
-        deepgramSession
-          ? this.accept(
-              new DeepgramLiveSocket(
-                webSocket,
-                deepgramSession.options,
-                bytesPerSecond(deepgramSession.config.format),
-              ) as unknown as WebSocket,
-              admission.outcome,
-              deepgramSession.config,
-              url,
-            )
-          : this.accept(webSocket, admission.outcome, admission.boundConfig, url),
+        assemblyAi
+          ? this.acceptAssemblyAi(webSocket, admission.outcome, admission.boundConfig, url)
+          : deepgramSession
+            ? this.accept(
+                new DeepgramLiveSocket(
+                  webSocket,
+                  deepgramSession.options,
+                  bytesPerSecond(deepgramSession.config.format),
+                ) as unknown as WebSocket,
+                admission.outcome,
+                deepgramSession.config,
+                url,
+              )
+            : this.accept(webSocket, admission.outcome, admission.boundConfig, url),
       );
     });
   }
 
-  /** Answers the handshake with an HTTP problem (the connection is closed after it). */
+  /**
+   * AssemblyAI's streaming API: its parameters are read after the upgrade, as AssemblyAI does, so a refusal is a
+   * close code its SDK knows (4000 for the audio format, 3006 for another parameter) with the reason as the close
+   * reason; then the session opens as any other, behind AssemblyAiStreamingSocket. A token's
+   * `max_session_duration_seconds` comes with its bound configuration.
+   */
+  private acceptAssemblyAi(
+    webSocket: WebSocket,
+    outcome: AuthOutcome,
+    boundConfig: SessionConfig | null,
+    url: URL,
+  ): void {
+    let requested: ReturnType<typeof readAssemblyAiStreamingParams>;
+    try {
+      requested = readAssemblyAiStreamingParams(url.searchParams);
+    } catch (error) {
+      if (!(error instanceof AssemblyAiStreamingParamError)) throw error;
+      this.metrics.recordRealtimeRefusal('invalid_session');
+      webSocket.close(error.closeCode, error.message.slice(0, 120));
+      return;
+    }
+    const config: SessionConfig = {
+      ...requested.config,
+      ...(boundConfig?.maxWallSeconds !== undefined ? { maxWallSeconds: boundConfig.maxWallSeconds } : {}),
+    };
+    const wallSeconds = Math.min(
+      config.maxWallSeconds ?? Number.POSITIVE_INFINITY,
+      this.config.REALTIME_MAX_SESSION_WALL_SECONDS,
+    );
+    const layer = new AssemblyAiStreamingSocket(
+      webSocket,
+      requested.options,
+      bytesPerSecond(config.format),
+      Math.floor(Date.now() / 1000) + wallSeconds,
+    );
+    this.accept(layer as unknown as WebSocket, outcome, config, url);
+  }
+
   /** A session refused when opening: counted (stt_realtime_sessions_refused_total), then told why and closed. */
   private refuse(webSocket: WebSocket, end: RealtimeSessionEnd): void {
     this.metrics.recordRealtimeRefusal(end.reason);

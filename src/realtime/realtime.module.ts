@@ -9,6 +9,7 @@ import { VocabulariesModule } from '../vocabularies/vocabularies.module';
 import { RealtimeClientSecret } from './client-secrets/realtime-client-secret.entity';
 import { RealtimeClientSecretRepository } from './client-secrets/realtime-client-secret.repository';
 import { RealtimeClientSecretsService } from './client-secrets/realtime-client-secrets.service';
+import { AssemblyAiTokenController } from './assemblyai/assemblyai-token.controller';
 import { RealtimeController } from './realtime.controller';
 import { RealtimeCredentials } from './realtime-credentials';
 import { RealtimeGateway } from './realtime.gateway';
@@ -26,7 +27,7 @@ import { RealtimeUpgradeAuthenticator } from './realtime-upgrade-auth';
     VocabulariesModule,
     TypeOrmModule.forFeature([RealtimeClientSecret]),
   ],
-  controllers: [RealtimeController],
+  controllers: [RealtimeController, AssemblyAiTokenController],
   providers: [
     RealtimeSessionsService,
     RealtimeCredentials,

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WHISPER_CPP_HF_REVISION } from '../../src/engine/models/model-catalogue';
 import { ConnectProxy } from '../support/connect-proxy';
+import { selfSignedCertificate } from '../support/self-signed-certificate';
 import { baseTestEnvironment } from '../support/test-environment';
 
 const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
@@ -536,13 +537,12 @@ describe('models:list and models:pull (real HTTP server on 127.0.0.1)', () => {
 
     beforeAll(async () => {
       // A self-signed certificate for 127.0.0.1, trusted by the CLI through Node's NODE_EXTRA_CA_CERTS.
-      const keyFile = join(work, 'proxy-test-key.pem');
-      caFile = join(work, 'proxy-test-cert.pem');
-      execFileSync('openssl', [
-        'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-        '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', caFile,
-      ], { stdio: 'ignore' }); // prettier-ignore
-      tlsServer = new ModelServer({ key: fs.readFileSync(keyFile), cert: fs.readFileSync(caFile) });
+      const certificate = selfSignedCertificate();
+      caFile = certificate.certPath;
+      tlsServer = new ModelServer({
+        key: fs.readFileSync(certificate.keyPath),
+        cert: fs.readFileSync(certificate.certPath),
+      });
       tlsServer.add(MODEL_PATH, model);
       tlsBase = await tlsServer.start();
       proxy = new ConnectProxy();

@@ -9,6 +9,12 @@ import { repositoryRoot } from './shared-paths';
 /** The example configuration operators copy; the suite runs this file, with only its marked lines replaced. */
 export const NGINX_EXAMPLE = join(repositoryRoot(), 'deploy', 'nginx.conf');
 
+/** A certificate and key for nginx to terminate TLS with (test/support/self-signed-certificate.ts). */
+export interface NginxTls {
+  certPath: string;
+  keyPath: string;
+}
+
 /** One line of the access log (format `stt_upstream`). */
 export interface AccessLogLine {
   request: string;
@@ -23,13 +29,23 @@ export interface AccessLogLine {
  * deploy/nginx.conf with its three marked lines replaced: the upstream's API processes, the port, the access log.
  * Throws when a marked line is missing, so the example and the suite cannot drift apart.
  */
-export function renderExample(upstreams: readonly number[], port: number, accessLog: string): string {
+export function renderExample(
+  upstreams: readonly number[],
+  port: number,
+  accessLog: string,
+  tls: NginxTls | null = null,
+): string {
   const example = readFileSync(NGINX_EXAMPLE, 'utf8');
   const servers = example.match(/^ *server \S+ (.*); *# stt: API processes$/gm) ?? [];
   if (servers.length === 0) throw new Error(`${NGINX_EXAMPLE}: no "# stt: API processes" server line`);
   const serverOptions = /^ *server \S+ (.*); *#/.exec(servers[0] ?? '')?.[1] ?? '';
   const replacements: Array<[RegExp, string]> = [
-    [/^ *listen \S+; *# stt: listen$/m, `    listen 127.0.0.1:${port};`],
+    [
+      /^ *listen \S+; *# stt: listen$/m,
+      tls
+        ? `    listen 127.0.0.1:${port} ssl;\n    ssl_certificate ${tls.certPath};\n    ssl_certificate_key ${tls.keyPath};`
+        : `    listen 127.0.0.1:${port};`,
+    ],
     [/^ *access_log \S+ stt_upstream; *# stt: access log$/m, `    access_log ${accessLog} stt_upstream;`],
   ];
   let rendered = example;
@@ -52,8 +68,11 @@ export class NginxProxy {
   readonly dir = mkdtempSync(join(tmpdir(), 'stt-nginx-'));
   port = 0;
 
+  /** With `tls`, nginx terminates TLS on its port (as in front of a public deployment). */
+  constructor(private readonly tls: NginxTls | null = null) {}
+
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `${this.tls ? 'https' : 'http'}://127.0.0.1:${this.port}`;
   }
 
   get accessLogPath(): string {
@@ -64,7 +83,10 @@ export class NginxProxy {
     this.port = await freePort();
     // nginx's worker processes run as another user when started by root: they must reach the temporary files.
     chmodSync(this.dir, 0o755);
-    writeFileSync(join(this.dir, 'stt.conf'), renderExample(upstreams, this.port, this.accessLogPath));
+    writeFileSync(
+      join(this.dir, 'stt.conf'),
+      renderExample(upstreams, this.port, this.accessLogPath, this.tls),
+    );
     const asRoot = process.getuid?.() === 0;
     writeFileSync(
       join(this.dir, 'nginx.conf'),

@@ -24,19 +24,28 @@ const STREAMING_FILES: Record<Vendor, string> = {
   deepgram: 'deepgram/asyncapi.yml',
   assemblyai: 'assemblyai/streaming-asyncapi.yml',
 };
+/** AssemblyAI publishes its temporary streaming tokens (`GET /v3/token`) in a file of their own. */
+const TOKEN_FILES: Partial<Record<Vendor, string>> = {
+  assemblyai: 'assemblyai/streaming-token.yml',
+};
 
-export type ContractKind = 'rest' | 'streaming';
+export type ContractKind = 'rest' | 'streaming' | 'token';
 
 export interface VendorSchemas {
   file: string;
-  /** Throws a ContractViolation unless `value` is valid against `#/components/schemas/<name>` of the file. */
+  /**
+   * Throws a ContractViolation unless `value` is valid against `#/components/schemas/<name>` of the file, or
+   * against the schema at `name` when it is a JSON pointer (`#/paths/~1v3~1token/…`).
+   */
   expectValid(name: string, value: unknown): void;
 }
 
 const loaded = new Map<string, VendorSchemas | null>();
 
 export function vendorContractFile(vendor: Vendor, kind: ContractKind = 'rest'): string {
-  return join(SHARED_DIR, 'compat', (kind === 'rest' ? REST_FILES : STREAMING_FILES)[vendor]);
+  const file = { rest: REST_FILES, streaming: STREAMING_FILES, token: TOKEN_FILES }[kind][vendor];
+  if (file === undefined) throw new Error(`${vendor} publishes no ${kind} contract`);
+  return join(SHARED_DIR, 'compat', file);
 }
 
 export function vendorSchemas(vendor: Vendor, kind: ContractKind = 'rest'): VendorSchemas | null {
@@ -50,6 +59,8 @@ export function vendorSchemas(vendor: Vendor, kind: ContractKind = 'rest'): Vend
   const id = `https://vendor.invalid/${vendor}-${kind}.yml`;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
+  // AssemblyAI's streaming file annotates units as formats (`ms`, `s`, `float`): annotations, no check.
+  for (const annotation of ['ms', 's', 'float']) ajv.addFormat(annotation, true);
   ajv.addSchema({ ...(parse(readFileSync(file, 'utf8')) as object), $id: id });
   const validators = new Map<string, ValidateFunction>();
   const schemas: VendorSchemas = {
@@ -57,7 +68,9 @@ export function vendorSchemas(vendor: Vendor, kind: ContractKind = 'rest'): Vend
     expectValid(name, value) {
       let validate = validators.get(name);
       if (!validate) {
-        validate = ajv.getSchema(`${id}#/components/schemas/${name}`);
+        validate = ajv.getSchema(
+          name.startsWith('#/') ? `${id}${name}` : `${id}#/components/schemas/${name}`,
+        );
         if (!validate) throw new Error(`${file} has no schema ${name}`);
         validators.set(name, validate);
       }

@@ -1248,6 +1248,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Mint a temporary streaming token (AssemblyAI-compatible)
+         * @description AssemblyAI's `GET /v3/token`, which its SDK's `streaming.createTemporaryToken` calls: a token for a page
+         *     that must not hold the API key. It opens one AssemblyAI streaming session (the WebSocket `/v3/ws` of
+         *     asyncapi.yaml, `?token=<token>`) of this workspace within `expires_in_seconds`, and no other route or
+         *     WebSocket; that session lasts at most `max_session_duration_seconds` (and at most the server's
+         *     REALTIME_MAX_SESSION_WALL_SECONDS). It is a client secret like those of `createRealtimeClientSecret`: stored
+         *     hashed, at most REALTIME_CLIENT_SECRETS_MAX_PER_WORKSPACE unused per workspace (429 beyond), and it opens
+         *     nothing once the credential that minted it has ended (a revoked key, a sign-out). Nothing is billed for
+         *     a token; the session is billed per second of audio.
+         */
+        get: operations["createAssemblyAiStreamingToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/transcriptions": {
         parameters: {
             query?: never;
@@ -2061,6 +2088,12 @@ export interface components {
              * @description `<the base URL the request reached>/v2/upload/<id>`: names the upload in `createAssemblyAiTranscript` for this workspace, for 24 hours.
              */
             upload_url: string;
+        };
+        AssemblyAiStreamingToken: {
+            /** @description Opens one session of `/v3/ws` (asyncapi.yaml) as its `token` query parameter. */
+            token: string;
+            /** @description How long the token can open a session, as asked. */
+            expires_in_seconds: number;
         };
         /** @description AssemblyAI's transcript parameters; those not listed are ignored, except the features refused by name (see the operation). */
         AssemblyAiTranscriptRequest: {
@@ -6078,6 +6111,41 @@ export interface operations {
             401: components["responses"]["AssemblyAiError"];
             403: components["responses"]["AssemblyAiError"];
             404: components["responses"]["AssemblyAiError"];
+            429: components["responses"]["AssemblyAiRetryLater"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["AssemblyAiError"];
+            503: components["responses"]["AssemblyAiRetryLater"];
+        };
+    };
+    createAssemblyAiStreamingToken: {
+        parameters: {
+            query: {
+                /** @description How long the token can open a session, in seconds. */
+                expires_in_seconds: number;
+                /** @description The most the session it opens may last, in seconds. */
+                max_session_duration_seconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssemblyAiStreamingToken"];
+                };
+            };
+            400: components["responses"]["AssemblyAiError"];
+            401: components["responses"]["AssemblyAiError"];
+            403: components["responses"]["AssemblyAiError"];
             429: components["responses"]["AssemblyAiRetryLater"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["AssemblyAiError"];

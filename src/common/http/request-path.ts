@@ -28,9 +28,13 @@ export function isUploadRequest(request: Request): boolean {
   return request.method === 'POST' && UPLOAD_PATHS.has(requestPath(request));
 }
 
-/** AssemblyAI's API (`/v2/upload`, `/v2/transcript…`): its own auth header form and error shape. */
-export const ASSEMBLYAI_PATH_PREFIX = '/v2/';
+/** AssemblyAI's API (`/v2/upload`, `/v2/transcript…`, and streaming's `/v3/token`, `/v3/ws`): its own auth header form and error shape. */
+const ASSEMBLYAI_PATH_PREFIXES = ['/v2/', '/v3/'];
+
+/** AssemblyAI's streaming WebSocket (Universal-Streaming). */
+export const ASSEMBLYAI_STREAMING_PATH = '/v3/ws';
 
 export function isAssemblyAiRequest(request: Pick<Request, 'url'> & { originalUrl?: string }): boolean {
-  return requestPath(request).startsWith(ASSEMBLYAI_PATH_PREFIX);
+  const path = requestPath(request);
+  return ASSEMBLYAI_PATH_PREFIXES.some((prefix) => path.startsWith(prefix));
 }

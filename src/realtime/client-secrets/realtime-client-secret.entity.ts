@@ -12,6 +12,9 @@ import { Workspace } from '../../account/workspace.entity';
 import { ApiKey } from '../../auth/api-key.entity';
 import type { SessionConfig } from '../realtime-session-config';
 
+/** The WebSocket protocol a client secret opens a session of. */
+export type ClientSecretProtocol = 'openai' | 'assemblyai';
+
 /**
  * A short-lived credential for one realtime session, minted by an authenticated call for a page that cannot
  * hold an API key (a browser). Stored only as a SHA-256 hash; it opens a single session of its workspace,
@@ -58,6 +61,13 @@ export class RealtimeClientSecret {
   @Index('uq_realtime_client_secrets_hash', { unique: true })
   @Column({ name: 'secret_hash', type: 'char', length: 64 })
   secretHash: string;
+
+  /**
+   * Which WebSocket it opens: `openai` (POST /v1/realtime/client_secrets, for /v1/realtime) or `assemblyai` (GET
+   * /v3/token, for /v3/ws). A secret presented on the other is refused and stays unused.
+   */
+  @Column({ type: 'varchar', length: 16, default: 'openai' })
+  protocol: ClientSecretProtocol;
 
   /** The configuration the session starts with. */
   @Column({ type: 'jsonb' })

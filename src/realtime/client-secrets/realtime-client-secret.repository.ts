@@ -5,7 +5,7 @@ import { lockApiKeyShared } from '../../auth/api-key.service';
 import { credentialLiveSql } from '../../auth/credential-liveness';
 import { lockUserShared } from '../../auth/sign-in-locks';
 import type { SessionConfig } from '../realtime-session-config';
-import { RealtimeClientSecret } from './realtime-client-secret.entity';
+import { RealtimeClientSecret, type ClientSecretProtocol } from './realtime-client-secret.entity';
 
 /** A secret consumed by its first use: whose it is and the session it opens. */
 export interface ConsumedClientSecret {
@@ -24,6 +24,7 @@ export interface ClientSecretState {
   expiresOn: Date;
   /** The credential that minted it no longer opens its workspace. */
   credentialEnded: boolean;
+  protocol: ClientSecretProtocol;
 }
 
 /** The secrets of a workspace that can still open a session: how many, and when the first of them expires. */
@@ -103,7 +104,7 @@ export class RealtimeClientSecretRepository {
    * until the secret is spent. Lock order: the credential's row, then the secret's (as a user's deletion takes
    * them, the secret's `user_id` being set null by its cascade).
    */
-  consume(secretHash: string): Promise<ConsumedClientSecret | null> {
+  consume(secretHash: string, protocol: ClientSecretProtocol): Promise<ConsumedClientSecret | null> {
     return this.dataSource.transaction(async (manager) => {
       const minted = await manager
         .createQueryBuilder(RealtimeClientSecret, 's')
@@ -115,9 +116,10 @@ export class RealtimeClientSecretRepository {
       else if (minted.userId !== null) await lockUserShared(manager, minted.userId);
       const [rows] = await manager.query<[ConsumedClientSecretRow[], number]>(
         `UPDATE realtime_client_secrets s SET used_on = now()
-          WHERE s.id = $1 AND s.used_on IS NULL AND s.expires_on > now() AND ${CREDENTIAL_LIVE}
+          WHERE s.id = $1 AND s.protocol = $2 AND s.used_on IS NULL AND s.expires_on > now()
+            AND ${CREDENTIAL_LIVE}
           RETURNING s.id, s.workspace_id, s.user_id, s.session, s.api_key_id, s.sign_in_id`,
-        [minted.id],
+        [minted.id, protocol],
       );
       const row = rows[0];
       return row
@@ -136,15 +138,25 @@ export class RealtimeClientSecretRepository {
   /** Why a secret opened nothing: whether it is known, used, expired, or its credential ended. */
   async findState(secretHash: string): Promise<ClientSecretState | null> {
     const rows = await this.dataSource.query<
-      Array<{ used_on: Date | null; expires_on: Date; credential_live: boolean }>
+      Array<{
+        used_on: Date | null;
+        expires_on: Date;
+        credential_live: boolean;
+        protocol: ClientSecretProtocol;
+      }>
     >(
-      `SELECT s.used_on, s.expires_on, ${CREDENTIAL_LIVE} AS credential_live
+      `SELECT s.used_on, s.expires_on, s.protocol, ${CREDENTIAL_LIVE} AS credential_live
          FROM realtime_client_secrets s WHERE s.secret_hash = $1`,
       [secretHash],
     );
     const row = rows[0];
     return row
-      ? { usedOn: row.used_on, expiresOn: row.expires_on, credentialEnded: !row.credential_live }
+      ? {
+          usedOn: row.used_on,
+          expiresOn: row.expires_on,
+          credentialEnded: !row.credential_live,
+          protocol: row.protocol,
+        }
       : null;
   }
 }

@@ -14,7 +14,7 @@ import {
 } from '../realtime-session-config';
 import { RealtimeConfig } from '../realtime.config';
 import { RealtimeSessionsService } from '../realtime-sessions.service';
-import type { RealtimeClientSecret } from './realtime-client-secret.entity';
+import type { ClientSecretProtocol, RealtimeClientSecret } from './realtime-client-secret.entity';
 import { RealtimeClientSecretRepository } from './realtime-client-secret.repository';
 
 /** OpenAI's ephemeral-key prefix, so logs and secret scanners tell a client secret from an API key. */
@@ -68,6 +68,38 @@ export class RealtimeClientSecretsService {
     }
     const lifetimeSeconds = parseExpiresAfter(request.expires_after);
     const config = await this.sessionConfig(principal.workspaceId, request.session);
+    const { secret, expiresOn } = await this.store(principal, 'openai', config, lifetimeSeconds);
+    return {
+      value: secret,
+      expires_at: Math.floor(expiresOn.getTime() / 1000),
+      session: boundSession(config),
+    };
+  }
+
+  /**
+   * GET /v3/token (AssemblyAI's temporary streaming token): a client secret that opens one /v3/ws session within
+   * `expiresInSeconds`, that session lasting at most `maxSessionSeconds` (within REALTIME_MAX_SESSION_WALL_SECONDS).
+   * The session's other settings come from the /v3/ws query, as AssemblyAI's do.
+   */
+  async mintStreamingToken(
+    principal: Principal,
+    expiresInSeconds: number,
+    maxSessionSeconds: number,
+  ): Promise<{ token: string; expires_in_seconds: number }> {
+    const config: SessionConfig = {
+      ...initialSessionConfig(DEFAULT_MODEL),
+      maxWallSeconds: Math.min(maxSessionSeconds, this.config.REALTIME_MAX_SESSION_WALL_SECONDS),
+    };
+    const { secret } = await this.store(principal, 'assemblyai', config, expiresInSeconds);
+    return { token: secret, expires_in_seconds: expiresInSeconds };
+  }
+
+  private async store(
+    principal: Principal,
+    protocol: ClientSecretProtocol,
+    config: SessionConfig,
+    lifetimeSeconds: number,
+  ): Promise<{ secret: string; expiresOn: Date }> {
     const secret = CLIENT_SECRET_PREFIX + generateApiKey().slice(API_KEY_PREFIX.length);
     const saved = await this.secrets.forWorkspace(principal.workspaceId, async (manager) => {
       await this.secrets.removeSpent(manager, principal.workspaceId);
@@ -77,21 +109,21 @@ export class RealtimeClientSecretsService {
         userId: principal.userId,
         ...mintingCredential(principal),
         secretHash: hashApiKey(secret),
+        protocol,
         session: config,
         expiresOn: new Date(Date.now() + lifetimeSeconds * 1000),
       });
     });
-    return {
-      value: secret,
-      expires_at: Math.floor(saved.expiresOn.getTime() / 1000),
-      session: boundSession(config),
-    };
+    return { secret, expiresOn: saved.expiresOn };
   }
 
-  /** Consumes a presented secret: the principal and configuration of its session, or why it opens none. */
-  async redeem(secret: string): Promise<RedeemedClientSecret> {
+  /**
+   * Consumes a presented secret on the WebSocket of `protocol`: the principal and configuration of its session, or
+   * why it opens none (a secret minted for the other protocol is refused and stays unused).
+   */
+  async redeem(secret: string, protocol: ClientSecretProtocol): Promise<RedeemedClientSecret> {
     const secretHash = hashApiKey(secret);
-    const consumed = await this.secrets.consume(secretHash);
+    const consumed = await this.secrets.consume(secretHash, protocol);
     if (consumed) {
       const principal: Principal = {
         workspaceId: consumed.workspaceId,
@@ -106,11 +138,15 @@ export class RealtimeClientSecretsService {
     const known = await this.secrets.findState(secretHash);
     const detail = !known
       ? 'The client secret is not known (or its workspace was deleted).'
-      : known.usedOn
-        ? 'The client secret was already used: each opens one session. Mint another with POST /v1/realtime/client_secrets.'
-        : known.expiresOn.getTime() <= Date.now()
-          ? 'The client secret has expired. Mint another with POST /v1/realtime/client_secrets.'
-          : 'The credential that minted the client secret has ended (signed out, a new password, the user deleted, or the API key revoked or expired): it opens nothing. Mint another with a live credential.';
+      : known.protocol !== protocol
+        ? known.protocol === 'assemblyai'
+          ? 'This token was minted by GET /v3/token and opens AssemblyAI streaming sessions (/v3/ws) only.'
+          : 'This client secret was minted by POST /v1/realtime/client_secrets and opens /v1/realtime sessions only.'
+        : known.usedOn
+          ? 'The client secret was already used: each opens one session. Mint another with POST /v1/realtime/client_secrets.'
+          : known.expiresOn.getTime() <= Date.now()
+            ? 'The client secret has expired. Mint another with POST /v1/realtime/client_secrets.'
+            : 'The credential that minted the client secret has ended (signed out, a new password, the user deleted, or the API key revoked or expired): it opens nothing. Mint another with a live credential.';
     return {
       outcome: { kind: 'failed', problem: new ProblemException('unauthorized', detail) },
       config: null,
