@@ -470,6 +470,8 @@ function buildTestMap(root = REPOSITORY) {
     let opensRealtime = false;
     // Deepgram's live channel is opened by its SDK (listen.v1.connect) or a WebSocket to /v1/listen?…
     const opensDeepgramLive = /listen\.v1\.connect\(|\/v1\/listen\?/.test(file.source.getFullText());
+    // AssemblyAI's streaming channel by its SDK (streaming.transcriber) or a WebSocket to /v3/ws.
+    const opensAssemblyAiStreaming = /streaming\.transcriber\(|\/v3\/ws/.test(file.source.getFullText());
     for (const item of project.specEvidence(file)) {
       if (item.unread) {
         add(unread, spec, item.unread.replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/,? \)/g, ')'));
@@ -494,7 +496,11 @@ function buildTestMap(root = REPOSITORY) {
         else unknownChecks.push(`${spec}: expectWebhookMatchesSpec(…, '${item.value}')`);
       }
     }
-    const opened = new Set([...(opensRealtime ? ['realtime'] : []), ...(opensDeepgramLive ? ['deepgramListen'] : [])]);
+    const opened = new Set([
+      ...(opensRealtime ? ['realtime'] : []),
+      ...(opensDeepgramLive ? ['deepgramListen'] : []),
+      ...(opensAssemblyAiStreaming ? ['assemblyAiStreaming'] : []),
+    ]);
     for (const message of messages) {
       // Binary audio is what every session of its channel sends.
       if (message.binary && opened.has(message.channel)) add(realtime, message.type, spec);

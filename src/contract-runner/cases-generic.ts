@@ -44,6 +44,8 @@ export function validRequest(operationId: string, state: RunState, ids: (kind: s
       return { json: { audio_url: 'https://example.com/stt-contract.wav' } };
     case 'searchAssemblyAiTranscript':
       return { path: { id: ids('transcription') }, query: { words: 'contract' } };
+    case 'createAssemblyAiStreamingToken':
+      return { query: { expires_in_seconds: '60' } };
     case 'getAssemblyAiSubtitles':
       return { path: { id: ids('transcription'), format: 'srt' } };
     case 'createVocabulary':

@@ -72,6 +72,7 @@ const EXPECTED_ROUTES = [
   ['GET', '/v2/transcript/{id}/paragraphs', 'getAssemblyAiParagraphs'],
   ['GET', '/v2/transcript/{id}/word-search', 'searchAssemblyAiTranscript'],
   ['GET', '/v2/transcript/{id}/{format}', 'getAssemblyAiSubtitles'],
+  ['GET', '/v3/token', 'createAssemblyAiStreamingToken'],
   ['GET', '/v1/transcriptions', 'listTranscriptions'],
   ['GET', '/v1/transcriptions/{id}', 'getTranscription'],
   ['PATCH', '/v1/transcriptions/{id}', 'updateTranscription'],
@@ -810,7 +811,7 @@ describe('openapi.yaml content', () => {
   const OWN_SECURITY: Record<string, unknown> = {
     createDeepgramTranscription: [{ deepgramToken: [] }, { bearerAuth: [] }, { apiKeyHeader: [] }],
     ...Object.fromEntries(
-      EXPECTED_ROUTES.filter(([, path]) => path.startsWith('/v2/')).map(([, , id]) => [
+      EXPECTED_ROUTES.filter(([, path]) => /^\/v[23]\//.test(path)).map(([, , id]) => [
         id,
         ASSEMBLYAI_SECURITY,
       ]),

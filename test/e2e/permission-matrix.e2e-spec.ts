@@ -195,7 +195,7 @@ function routeMetadata(t: TestApp): { permissions: Record<string, string>; sessi
       const path = `/${[base, route].filter((part) => part && part !== '/').join('/')}`
         .replace(/\/+/g, '/')
         .replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-      if (!/^\/v[12]\//.test(path)) continue;
+      if (!/^\/v[123]\//.test(path)) continue;
       const key = `${RequestMethod[method]} ${path}`;
       const targets = [handler as never, controller as never];
       const isPublic = reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets);

@@ -72,7 +72,7 @@ describe('Routes', () => {
           status: 401,
           code: 'invalid_api_key',
         });
-      } else if (route.path.startsWith('/v2/')) {
+      } else if (/^\/v[23]\//.test(route.path)) {
         // The AssemblyAI-compatible routes refuse in AssemblyAI's error shape.
         expect({ route: key(route), status: response.status, error: response.body.error }).toEqual({
           route: key(route),

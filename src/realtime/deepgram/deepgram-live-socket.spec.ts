@@ -1,24 +1,7 @@
-import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
+import { ClientEnd } from '../../../test/support/protocol-client-end';
 import { DeepgramLiveSocket } from './deepgram-live-socket';
 import type { DeepgramLiveOptions } from './deepgram-live-params';
-
-/** The client's end of the connection: what the adapter wrote to it, and the close it got. */
-class ClientEnd extends EventEmitter {
-  readyState = 1;
-  readonly written: Array<Record<string, unknown>> = [];
-  closedWith: [number, string] | null = null;
-  send(text: string, done?: () => void): void {
-    this.written.push(JSON.parse(text) as Record<string, unknown>);
-    done?.();
-  }
-  close(code: number, reason: string): void {
-    this.closedWith = [code, reason];
-    this.readyState = 3;
-  }
-  pause(): void {}
-  resume(): void {}
-}
 
 const OPTIONS: DeepgramLiveOptions = {
   model: 'nova-2',
