@@ -64,7 +64,7 @@ function closedBeforeBegin(
   return new Promise((resolve, reject) => {
     const messages: Message[] = [];
     const socket = new WebSocket(url, { headers });
-    socket.on('message', (data) => messages.push(JSON.parse(data.toString()) as Message));
+    socket.on('message', (data) => messages.push(JSON.parse((data as Buffer).toString()) as Message));
     socket.on('close', (code, reason) => resolve({ code, reason: reason.toString(), messages }));
     socket.on('unexpected-response', (_request, response) =>
       reject(new Error(`HTTP ${response.statusCode}`)),
@@ -115,8 +115,8 @@ describe(`AssemblyAI-compatible streaming /v3/ws and /v3/token, through nginx wi
       keytermsPrompt: ['forward'],
     });
     const turns: Turn[] = [];
-    transcriber.on('turn', (turn) => turns.push(checked(turn as unknown as Message) as Turn));
-    const begin = checked((await transcriber.connect()) as unknown as Message) as Message & {
+    transcriber.on('turn', (turn) => turns.push(checked(turn) as Turn));
+    const begin = checked(await transcriber.connect()) as Message & {
       id: string;
       expires_at: number;
     };
@@ -166,7 +166,7 @@ describe(`AssemblyAI-compatible streaming /v3/ws and /v3/token, through nginx wi
     const closed = new Promise<{ code: number }>((resolve) =>
       socket.on('close', (code) => resolve({ code })),
     );
-    socket.on('message', (data) => messages.push(checked(JSON.parse(data.toString()) as Message)));
+    socket.on('message', (data) => messages.push(checked(JSON.parse((data as Buffer).toString()) as Message)));
     await eventually('Begin', async () => messages.find((message) => message.type === 'Begin'), 10_000, 20);
     const begin = messages[0] as Message & { id: string; expires_at: number };
     // The token's max_session_duration_seconds bounds the session.
