@@ -30,6 +30,7 @@ import { RealtimeCredentials } from './realtime-credentials';
 import { MetricsService } from '../metrics/metrics.service';
 import { RealtimeSessionsService } from './realtime-sessions.service';
 import { toDeepgramError } from '../deepgram-compat/deepgram-error';
+import { toAssemblyAiError } from '../assemblyai-compat/assemblyai-error';
 import { chooseProtocol, RealtimeUpgradeAuthenticator } from './realtime-upgrade-auth';
 import { ASSEMBLYAI_STREAMING_PATH, DEEPGRAM_LISTEN_PATH } from '../common/http/request-path';
 import { ProblemException as Problem } from '../common/problem/problem.exception';
@@ -161,9 +162,11 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     }
     const auth: AuthOutcome = admission.kind === 'upgrade' ? admission.outcome : { kind: 'anonymous' };
     const limited = await this.upgrades.meter(context, request, auth);
-    if (limited) return this.refuseUpgrade(socket, context, request, auth, limited);
+    // What is refused before the upgrade answers in the shape of the path's API, as its SDK reads it.
+    const shape = deepgram ? 'deepgram' : assemblyAi ? 'assemblyai' : 'problem';
+    if (limited) return this.refuseUpgrade(socket, context, request, auth, limited, shape);
     if (admission.kind === 'refuse') {
-      return this.refuseUpgrade(socket, context, request, auth, admission.problem);
+      return this.refuseUpgrade(socket, context, request, auth, admission.problem, shape);
     }
     // Deepgram's live API refuses a handshake with an HTTP answer in its error shape (its SDK reads it).
     let deepgramSession: { config: SessionConfig; options: DeepgramLiveOptions } | null = null;
@@ -253,12 +256,14 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     request: IncomingMessage,
     auth: AuthOutcome,
     problem: ProblemException,
-    shape: 'problem' | 'deepgram' = 'problem',
+    shape: 'problem' | 'deepgram' | 'assemblyai' = 'problem',
   ): void {
     socket.end(
       shape === 'deepgram'
         ? deepgramErrorResponse(problem, context)
-        : problemResponse(this.problems, problem, context.headers),
+        : shape === 'assemblyai'
+          ? assemblyAiErrorResponse(problem, context)
+          : problemResponse(this.problems, problem, context.headers),
     );
     this.upgrades.answered(context, request, auth, problem.status);
   }
@@ -332,37 +337,49 @@ function refuse(webSocket: WebSocket, end: RealtimeSessionEnd): void {
   webSocket.close(REALTIME_CLOSE_REASONS[end.reason].closeCode, end.reason);
 }
 
-/** A refused Deepgram handshake, in Deepgram's error shape (toDeepgramError), the connection closed after it. */
+/** A refused Deepgram handshake, in Deepgram's error shape (toDeepgramError). */
 function deepgramErrorResponse(problem: ProblemException, context: UpgradeRequest): string {
   const error = toDeepgramError(problem, context.requestId);
-  const body = JSON.stringify({
-    err_code: error.errCode,
-    err_msg: error.message,
-    request_id: context.requestId,
-  });
-  const extra = Object.entries({ ...context.headers, ...error.headers })
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  return (
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}\r\n` +
-    `Content-Type: application/json; charset=utf-8\r\n${extra}` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  const body = { err_code: error.errCode, err_msg: error.message, request_id: context.requestId };
+  return httpAnswer(
+    error.status,
+    'application/json; charset=utf-8',
+    { ...context.headers, ...error.headers },
+    body,
   );
 }
 
-/** A refused handshake as an HTTP answer with a problem body (the connection is closed after it). */
+/** A handshake refused before the upgrade on AssemblyAI's path (the rate limit), in its `{"error"}` shape. */
+function assemblyAiErrorResponse(problem: ProblemException, context: UpgradeRequest): string {
+  const error = toAssemblyAiError(problem);
+  const headers = { ...context.headers, ...error.headers };
+  return httpAnswer(error.status, 'application/json; charset=utf-8', headers, { error: error.message });
+}
+
+/** A refused handshake as an HTTP answer with a problem body. */
 function problemResponse(
   config: ProblemConfig,
   problem: ProblemException,
   headers: Record<string, string>,
 ): string {
-  const body = JSON.stringify(problemBody(config, problem));
-  const extra = Object.entries({ ...headers, ...problem.headers })
+  const body = problemBody(config, problem);
+  return httpAnswer(problem.status, 'application/problem+json', { ...headers, ...problem.headers }, body);
+}
+
+/** The raw HTTP answer to a refused handshake, the connection closed after it. */
+function httpAnswer(
+  status: number,
+  contentType: string,
+  headers: Record<string, string>,
+  body: object,
+): string {
+  const text = JSON.stringify(body);
+  const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   return (
-    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\n` +
-    `Content-Type: application/problem+json\r\n${extra}` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+    `Content-Type: ${contentType}\r\n${extra}` +
+    `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`
   );
 }

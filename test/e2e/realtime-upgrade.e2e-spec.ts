@@ -12,9 +12,13 @@ interface UpgradeAnswer {
   body: unknown;
 }
 
-/** Sends a /v1/realtime upgrade and answers the handshake's outcome (the socket of a 101 is closed at once). */
-function upgrade(port: number, headers: Record<string, string>): Promise<UpgradeAnswer> {
-  const socket = new WebSocket(`ws://127.0.0.1:${port}/v1/realtime`, { headers });
+/** Sends a /v1/realtime upgrade (or of `path`) and answers the handshake's outcome (the socket of a 101 is closed at once). */
+function upgrade(
+  port: number,
+  headers: Record<string, string>,
+  path = '/v1/realtime',
+): Promise<UpgradeAnswer> {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}${path}`, { headers });
   return new Promise((resolve, reject) => {
     socket.once('upgrade', (response: IncomingMessage) => {
       socket.once('open', () => socket.close());
@@ -125,5 +129,24 @@ describe('Realtime upgrades: the rate limit and the request log of HTTP requests
     expect(await loggedWith(429)).toEqual([
       expect.objectContaining({ method: 'GET', path: '/v1/realtime', status: 429 }),
     ]);
+
+    // Deepgram's and AssemblyAI's WebSockets share the limit and refuse in their own shapes, which their SDKs read.
+    const deepgram = await upgrade(
+      ports[0],
+      { Authorization: `Token ${workspace.apiKey}` },
+      '/v1/listen?encoding=linear16&sample_rate=16000',
+    );
+    expect(deepgram).toMatchObject({ status: 429, body: { err_code: 'TOO_MANY_REQUESTS' } });
+    expect(deepgram.headers['retry-after']).toMatch(/^\d+$/);
+    const assemblyAi = await upgrade(
+      ports[1],
+      { Authorization: workspace.apiKey },
+      '/v3/ws?sample_rate=16000',
+    );
+    expect(assemblyAi).toMatchObject({
+      status: 429,
+      body: { error: expect.stringMatching(/rate|limit|many/i) },
+    });
+    expect(assemblyAi.headers['retry-after']).toMatch(/^\d+$/);
   });
 });
