@@ -41,6 +41,26 @@ export interface CompatRequest {
   options: Record<string, unknown>;
 }
 
+/**
+ * A callback the request that made the job asked for (Deepgram's `callback`, AssemblyAI's `webhook_url`): one
+ * delivery when the job ends, through the webhook delivery machinery (docs/compatibility.md, "Per-job callbacks").
+ */
+export interface JobCallback {
+  /** Whose shape the delivery takes: the route that asked for it. */
+  api: 'deepgram' | 'assemblyai';
+  /** Checked by the webhook target policy when asked for, and again at each attempt. */
+  url: string;
+  method: 'POST' | 'PUT';
+  /** AssemblyAI's `webhook_auth_header_name`; null without one. */
+  authHeaderName: string | null;
+  /** Its value, sealed (SecretBox, label "job callback header"): never answered, never logged. */
+  authHeaderValueSealed: string | null;
+  /** Deepgram: the answer's options as asked (ListenAnswerOptions), for the body the synchronous answer would be. */
+  answer?: Record<string, unknown>;
+  /** Deepgram: SHA-256 (hex) of the audio, the body's `metadata.sha256`. */
+  audioSha256?: string;
+}
+
 export interface TranscriptionResultJson {
   words: TranscriptWord[];
 }
@@ -257,6 +277,10 @@ export class Transcription {
    */
   @Column({ name: 'compat_request', type: 'jsonb', nullable: true })
   compatRequest: CompatRequest | null;
+
+  /** The per-job callback its request asked for (JobCallback); null for none. */
+  @Column({ type: 'jsonb', nullable: true })
+  callback: JobCallback | null;
 
   /** When the retention purge removed resultText/resultJson; exports then answer 410 gone. */
   @Column({ name: 'transcript_deleted_at', type: 'timestamptz', nullable: true })
