@@ -1044,9 +1044,19 @@ export interface paths {
          *     `detect_language`, `punctuate`, `smart_format` (punctuation, numerals and paragraphs), `numerals`,
          *     `diarize` / `diarize_model`, `multichannel`, `utterances`, `utt_split`, `paragraphs`, `keywords` and
          *     `keyterm` (the job's vocabulary; an intensifier is dropped), `profanity_filter`, `redact` (`pci`, `pii`,
-         *     `numbers`, `ssn`, `true`). Asking for what this server cannot do (`callback`, `sentiment`, `summarize`,
-         *     `topics`, `intents`, `detect_entities`, `search`, `replace`, `dictation`, `measurements`) is 400 naming
-         *     it; other parameters are ignored, as Deepgram ignores unknown ones.
+         *     `numbers`, `ssn`, `true`). Asking for what this server cannot do (`sentiment`, `summarize`, `topics`,
+         *     `intents`, `detect_entities`, `search`, `replace`, `dictation`, `measurements`) is 400 naming it; other
+         *     parameters are ignored, as Deepgram ignores unknown ones.
+         *
+         *     **With `callback`** the request does not wait: the job is created as above (the synchronous duration
+         *     limit does not apply; `MAX_AUDIO_DURATION_HOURS` does), the answer is `{"request_id": "<job id>"}`
+         *     (`DeepgramListenAccepted`, Deepgram's `ListenV1AcceptedResponse`), and when the job ends its body is sent
+         *     to the callback URL with `callback_method` (`POST`, or `PUT`): the `ListenV1Response` the synchronous
+         *     answer would have been, or, for a failed job, Deepgram's error body (`err_code` `TRANSCRIPTION_FAILED`,
+         *     `err_msg`, `request_id`). The URL passes the webhook target policy of `createWebhookEndpoint` (https and
+         *     public addresses only unless the operator allows private ones); a refused URL is 400 before a job
+         *     exists. The delivery is a webhook delivery (X-Service-Delivery-Id, 10 s deadline, 3 attempts, a 4xx
+         *     ends it), unsigned, and free; deleting the job ends a pending one.
          *
          *     **Errors** are Deepgram's `{"err_code", "err_msg", "request_id"}` (`DeepgramError`), never problem+json:
          *
@@ -2238,6 +2248,14 @@ export interface components {
             err_code: string;
             err_msg: string;
             /** @description The transcription's id once the job exists, else the request's `X-Request-Id`. */
+            request_id: string;
+        };
+        /** @description The answer of `createDeepgramTranscription` with `callback` (Deepgram's `ListenV1AcceptedResponse`): the job was created; its result goes to the callback URL when it ends. */
+        DeepgramListenAccepted: {
+            /**
+             * Format: uuid
+             * @description The transcription's id (`getTranscription`), and `metadata.request_id` of the body the callback receives.
+             */
             request_id: string;
         };
         DeepgramListenResponse: {
@@ -5718,8 +5736,10 @@ export interface operations {
                 profanity_filter?: "true" | "false";
                 /** @description Entities replaced by their type: `pci` (card and bank numbers), `pii` or `true` (every policy of `redact_pii_policies`), `numbers`, `ssn`; repeatable. */
                 redact?: ("pci" | "pii" | "numbers" | "ssn" | "true" | "false")[];
-                /** @description Not available on this server yet: any value is 400 (use `createTranscription` with a webhook). */
+                /** @description Answer at once with `{"request_id"}` and send the result to this URL when the job ends (see above). It must pass the webhook target policy (https, public addresses), else 400. */
                 callback?: string;
+                /** @description The method of the callback request: `POST` (default) or `PUT` (any case). Ignored without `callback`. */
+                callback_method?: "POST" | "PUT" | "post" | "put";
             };
             header?: {
                 /** @description UUID chosen by the client; a repeat with the key within 24 hours is attached to the first one's job (see above). */
@@ -5735,7 +5755,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The transcript in Deepgram's shape. */
+            /** @description The transcript in Deepgram's shape; with `callback`, the job's id at once (the transcript goes to the callback). */
             200: {
                 headers: {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
@@ -5744,7 +5764,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeepgramListenResponse"];
+                    "application/json": components["schemas"]["DeepgramListenResponse"] | components["schemas"]["DeepgramListenAccepted"];
                 };
             };
             400: components["responses"]["DeepgramError"];
