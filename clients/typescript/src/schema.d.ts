@@ -1132,10 +1132,19 @@ export interface paths {
          *     (default `en_us`, its primary subtag used), `language_detection`, `speaker_labels`, `speakers_expected`,
          *     `multichannel`, `punctuate`, `format_text`, `word_boost` (the vocabulary; `boost_param` accepted),
          *     `custom_spelling`, `filter_profanity`, `redact_pii`, `redact_pii_policies`, `redact_pii_sub` (default
-         *     `hash`, as AssemblyAI's), `redact_pii_audio` are honoured. `webhook_url`, `audio_start_from`,
-         *     `audio_end_at` and the analysis features (`auto_chapters`, `auto_highlights`, `content_safety`,
-         *     `iab_categories`, `sentiment_analysis`, `entity_detection`, `summarization`, …) are refused with 400 naming
-         *     them; other fields are ignored. Errors are AssemblyAI's `{"error": "…"}`.
+         *     `hash`, as AssemblyAI's), `redact_pii_audio` are honoured. `audio_start_from`, `audio_end_at` and the
+         *     analysis features (`auto_chapters`, `auto_highlights`, `content_safety`, `iab_categories`,
+         *     `sentiment_analysis`, `entity_detection`, `summarization`, …) are refused with 400 naming them; other
+         *     fields are ignored. Errors are AssemblyAI's `{"error": "…"}`.
+         *
+         *     **`webhook_url`**: when the transcript completes or errors, `{"transcript_id", "status"}` (`completed` or
+         *     `error`, AssemblyAI's `TranscriptReadyNotification`) is POSTed there, with the header
+         *     `webhook_auth_header_name: webhook_auth_header_value` when given (both or neither). The URL passes the
+         *     webhook target policy of `createWebhookEndpoint` (https and public addresses only unless the operator
+         *     allows private ones), else 400 before a job exists. The delivery is a webhook delivery (X-Service-Delivery-Id,
+         *     10 s deadline, 3 attempts, a 4xx ends it), unsigned and free; deleting the transcript ends a pending one.
+         *     The transcript shows `webhook_url`, `webhook_auth`, `webhook_auth_header_name` and `webhook_status_code`
+         *     (the status the last attempt got), never the header's value, which is stored encrypted.
          */
         post: operations["createAssemblyAiTranscript"];
         delete?: never;
@@ -2098,6 +2107,15 @@ export interface components {
             redact_pii_policies?: ("email_address" | "phone_number" | "credit_card_number" | "banking_information" | "us_social_security_number" | "date_of_birth" | "number_sequence")[] | null;
             /** @enum {string|null} */
             redact_pii_sub?: "entity_name" | "hash" | null;
+            /**
+             * Format: uri
+             * @description Where `{"transcript_id", "status"}` is POSTed when the transcript completes or errors (see the operation).
+             */
+            webhook_url?: string | null;
+            /** @description A header sent with the webhook (an HTTP field name; not one the service sets itself, such as `Content-Type`, `Host` or `X-Service-*`). With `webhook_auth_header_value` only. */
+            webhook_auth_header_name?: string | null;
+            /** @description The header's value (one line of visible ASCII), stored encrypted and never answered. With `webhook_auth_header_name` only. */
+            webhook_auth_header_value?: string | null;
         };
         AssemblyAiWord: {
             text: string;
@@ -2182,8 +2200,14 @@ export interface components {
                 from: string[];
                 to: string;
             }[] | null;
-            webhook_url?: null;
+            /** @description The transcript's `webhook_url`, as asked; null without one. */
+            webhook_url?: string | null;
+            /** @description Whether the webhook carries a header of the caller's (`webhook_auth_header_name`). */
             webhook_auth: boolean;
+            /** @description The name of that header; its value is never answered. */
+            webhook_auth_header_name?: string | null;
+            /** @description The HTTP status the webhook's last delivery attempt got; null before one, or when it got no answer. */
+            webhook_status_code?: number | null;
             auto_highlights: boolean;
             summarization: boolean;
             /** @description Why the transcript failed (`status` error). */
