@@ -112,8 +112,8 @@ describe('readAssemblyAiTranscriptRequest', () => {
     );
     expect(refused({ webhook_auth_header_name: 'X', webhook_auth_header_value: 'v' })).toMatch(/webhook_url/);
     // The webhook is no longer refused by the request's reading.
-    expect(readAssemblyAiTranscriptRequest({ webhook_url: 'https://example.com/hook' }, URL).asked.punctuate).toBe(
-      true,
-    );
+    expect(
+      readAssemblyAiTranscriptRequest({ webhook_url: 'https://example.com/hook' }, URL).asked.punctuate,
+    ).toBe(true);
   });
 });

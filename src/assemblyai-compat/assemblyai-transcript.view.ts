@@ -118,7 +118,10 @@ function contextOf(job: Transcription): { words: TranscriptWord[]; context: Word
 }
 
 /** A job as AssemblyAI's transcript object (docs/compatibility.md lists every field). */
-export function toAssemblyAiTranscript(job: Transcription, webhookStatusCode: number | null = null): Transcript {
+export function toAssemblyAiTranscript(
+  job: Transcription,
+  webhookStatusCode: number | null = null,
+): Transcript {
   const { words, context } = contextOf(job);
   const options = context.options;
   const completed = job.status === 'completed';

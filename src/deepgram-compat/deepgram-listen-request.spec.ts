@@ -99,9 +99,9 @@ describe('readDeepgramListenRequest', () => {
       url: 'https://example.com/hook',
       method: 'PUT',
     });
-    expect(() => readDeepgramCallback({ callback: 'https://example.com/hook', callback_method: 'GET' })).toThrow(
-      /callback_method must be POST or PUT/,
-    );
+    expect(() =>
+      readDeepgramCallback({ callback: 'https://example.com/hook', callback_method: 'GET' }),
+    ).toThrow(/callback_method must be POST or PUT/);
     // The callback is no longer refused by the synchronous reading.
     expect(readDeepgramListenRequest({ callback: 'https://example.com/hook' }).model).toBe('base-general');
   });

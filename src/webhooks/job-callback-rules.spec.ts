@@ -25,7 +25,16 @@ describe('per-job callback rules (what a tenant may make a callback carry)', () 
 
   it('takes one line of visible ASCII as the value, bounded; never a line break', () => {
     expect(checkCallbackHeaderValue('Bearer abc.def')).toEqual({ ok: true });
-    for (const broken of ['', ' leading', 'trailing ', 'a\r\nHost: evil', 'a\nb', 'a\u0000b', 'é', 'x'.repeat(2001)]) {
+    for (const broken of [
+      '',
+      ' leading',
+      'trailing ',
+      'a\r\nHost: evil',
+      'a\nb',
+      'a\u0000b',
+      'é',
+      'x'.repeat(2001),
+    ]) {
       expect(checkCallbackHeaderValue(broken)).toMatchObject({ ok: false });
     }
   });

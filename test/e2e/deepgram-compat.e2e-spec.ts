@@ -283,17 +283,28 @@ describe('Deepgram-compatible POST /v1/listen', () => {
   });
 
   it('callback: answered {request_id} at once; the ListenV1Response the synchronous answer would be goes to the callback (PUT when asked); another workspace sees nothing', async () => {
-    const workspace = await t.createWorkspace({ name: 'Deepgram callback', freeTranscriptions: 0, balanceEur: 1 });
+    const workspace = await t.createWorkspace({
+      name: 'Deepgram callback',
+      freeTranscriptions: 0,
+      balanceEur: 1,
+    });
     const options = { model: 'nova-3', diarize: true, utterances: true, smart_format: true } as const;
-    const accepted = (await sdk(workspace.apiKey).listen.v1.media.transcribeFile(createReadStream(GO_FORWARD), {
-      ...options,
-      callback: receiver.url('/deepgram-put'),
-      callback_method: 'PUT',
-    })) as unknown as { request_id: string };
+    const accepted = (await sdk(workspace.apiKey).listen.v1.media.transcribeFile(
+      createReadStream(GO_FORWARD),
+      {
+        ...options,
+        callback: receiver.url('/deepgram-put'),
+        callback_method: 'PUT',
+      },
+    )) as unknown as { request_id: string };
     expect(Object.keys(accepted)).toEqual(['request_id']);
     const jobId = accepted.request_id;
 
-    const [delivered] = await eventually('the callback', async () => receiver.arrived('/deepgram-put'), 60_000);
+    const [delivered] = await eventually(
+      'the callback',
+      async () => receiver.arrived('/deepgram-put'),
+      60_000,
+    );
     expect(delivered.method).toBe('PUT');
     expect(delivered.headers['content-type']).toBe('application/json');
     expect(delivered.headers['x-service-delivery-id']).toEqual(expect.any(String));
@@ -321,7 +332,10 @@ describe('Deepgram-compatible POST /v1/listen', () => {
     // One delivery, the job billed as any other; nothing of it reaches another workspace.
     expect(receiver.to('/deepgram-put')).toHaveLength(1);
     const jobs = await listed(workspace.apiKey);
-    expect(jobs.find((job) => job.id === jobId)).toMatchObject({ status: 'completed', model: 'premium_jade' });
+    expect(jobs.find((job) => job.id === jobId)).toMatchObject({
+      status: 'completed',
+      model: 'premium_jade',
+    });
     expect(jobs.find((job) => job.id === jobId)?.cost).toBeGreaterThan(0);
     const other = await t.createWorkspace({ name: 'Deepgram callback, other' });
     const stranger = await t.http().get(`/v1/transcriptions/${jobId}`).set(bearer(other.apiKey));
@@ -339,7 +353,11 @@ describe('Deepgram-compatible POST /v1/listen', () => {
     expect(response.status).toBe(200);
     expectMatchesSpec(response, 'createDeepgramTranscription');
     const jobId = (response.body as { request_id: string }).request_id;
-    const [delivered] = await eventually('the failure callback', async () => receiver.arrived('/deepgram-failed'), 60_000);
+    const [delivered] = await eventually(
+      'the failure callback',
+      async () => receiver.arrived('/deepgram-failed'),
+      60_000,
+    );
     expect(delivered.method).toBe('POST');
     expect(delivered.body).toEqual({
       err_code: 'TRANSCRIPTION_FAILED',
@@ -360,7 +378,11 @@ describe('Deepgram-compatible POST /v1/listen', () => {
       });
       deepgram?.expectValid('ListenV1AcceptedResponse', accepted);
       deepgram?.expectValid('listen_v1_media_transcribe_Response_200', accepted);
-      const [delivered] = await eventually('the callback', async () => receiver.arrived('/deepgram-vendor'), 60_000);
+      const [delivered] = await eventually(
+        'the callback',
+        async () => receiver.arrived('/deepgram-vendor'),
+        60_000,
+      );
       deepgram?.expectValid('ListenV1Response', delivered.body);
       expect((delivered.body as ListenResponse).metadata.request_id).toBe(
         (accepted as unknown as { request_id: string }).request_id,
