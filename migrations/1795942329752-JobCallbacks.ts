@@ -27,8 +27,12 @@ export class JobCallbacks1795942329752 implements MigrationInterface {
 
   public async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DELETE FROM "webhook_deliveries" WHERE "transcription_id" IS NOT NULL`);
-    await queryRunner.query(`ALTER TABLE "webhook_deliveries" DROP CONSTRAINT "FK_f3a41733230abd462273ac4267e"`);
-    await queryRunner.query(`ALTER TABLE "webhook_deliveries" DROP CONSTRAINT "chk_webhook_deliveries_target"`);
+    await queryRunner.query(
+      `ALTER TABLE "webhook_deliveries" DROP CONSTRAINT "FK_f3a41733230abd462273ac4267e"`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "webhook_deliveries" DROP CONSTRAINT "chk_webhook_deliveries_target"`,
+    );
     await queryRunner.query(`DROP INDEX "public"."uq_webhook_deliveries_event_callback"`);
     await queryRunner.query(`DROP INDEX "public"."idx_webhook_deliveries_transcription"`);
     await queryRunner.query(`ALTER TABLE "webhook_deliveries" ALTER COLUMN "endpoint_id" SET NOT NULL`);

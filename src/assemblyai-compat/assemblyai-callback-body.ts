@@ -15,6 +15,6 @@ export class AssemblyAiCallbackBodyRegistration implements OnModuleInit {
   constructor(private readonly callbacks: JobCallbacks) {}
 
   onModuleInit(): void {
-    this.callbacks.registerRenderer('assemblyai', (job, end) => assemblyAiWebhookBody(job.id, end));
+    this.callbacks.registerRenderer('assemblyai', async (job, end) => assemblyAiWebhookBody(job.id, end));
   }
 }

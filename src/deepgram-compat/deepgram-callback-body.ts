@@ -1,5 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { ProblemException } from '../common/problem/problem.exception';
 import type { Transcription } from '../transcriptions/transcription.entity';
+import { TranscriptionsService } from '../transcriptions/transcriptions.service';
 import { JobCallbacks, type JobEnd } from '../webhooks/job-callbacks.service';
 import type { DeepgramErrorBody } from './deepgram-error';
 import { formatListenResponse, type ListenAnswerOptions } from './deepgram-response.formatter';
@@ -32,9 +34,20 @@ export function deepgramCallbackBody(
 /** Gives the webhook deliveries the Deepgram body of a job's callback. */
 @Injectable()
 export class DeepgramCallbackBodyRegistration implements OnModuleInit {
-  constructor(private readonly callbacks: JobCallbacks) {}
+  constructor(
+    private readonly callbacks: JobCallbacks,
+    private readonly transcriptions: TranscriptionsService,
+  ) {}
 
   onModuleInit(): void {
-    this.callbacks.registerRenderer('deepgram', (job, end) => ({ ...deepgramCallbackBody(job, end) }));
+    this.callbacks.registerRenderer('deepgram', async ({ id, workspaceId }, end) => {
+      try {
+        return { ...deepgramCallbackBody(await this.transcriptions.get(workspaceId, id), end) };
+      } catch (error) {
+        // Deleted meanwhile: nothing to send (its delivery goes with it).
+        if (error instanceof ProblemException && error.status === 404) return null;
+        throw error;
+      }
+    });
   }
 }

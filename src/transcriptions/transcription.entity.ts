@@ -14,6 +14,9 @@ import { bigintNumber } from '../common/database/bigint-number.transformer';
 import type { ModelTier } from '../common/model-tier-catalogue';
 import type { RecognizedWord, SpeakerHints, TranscriptWord } from '../engine/engine.types';
 import type { TranscriptTextOptions } from './text/text-options';
+import type { JobCallback } from '../webhooks/job-callback';
+
+export type { JobCallback } from '../webhooks/job-callback';
 
 export const TRANSCRIPTION_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 export type TranscriptionStatus = (typeof TRANSCRIPTION_STATUSES)[number];
@@ -39,26 +42,6 @@ export interface CompatRequest {
   audioUrl?: string;
   /** The vendor's answer options as asked (punctuate, format_text, speaker_labels, …). */
   options: Record<string, unknown>;
-}
-
-/**
- * A callback the request that made the job asked for (Deepgram's `callback`, AssemblyAI's `webhook_url`): one
- * delivery when the job ends, through the webhook delivery machinery (docs/compatibility.md, "Per-job callbacks").
- */
-export interface JobCallback {
-  /** Whose shape the delivery takes: the route that asked for it. */
-  api: 'deepgram' | 'assemblyai';
-  /** Checked by the webhook target policy when asked for, and again at each attempt. */
-  url: string;
-  method: 'POST' | 'PUT';
-  /** AssemblyAI's `webhook_auth_header_name`; null without one. */
-  authHeaderName: string | null;
-  /** Its value, sealed (SecretBox, label "job callback header"): never answered, never logged. */
-  authHeaderValueSealed: string | null;
-  /** Deepgram: the answer's options as asked (ListenAnswerOptions), for the body the synchronous answer would be. */
-  answer?: Record<string, unknown>;
-  /** Deepgram: SHA-256 (hex) of the audio, the body's `metadata.sha256`. */
-  audioSha256?: string;
 }
 
 export interface TranscriptionResultJson {

@@ -8,8 +8,10 @@
 /** An HTTP field name (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** Visible ASCII, spaces and tabs inside (RFC 9110 field value without obs-text): no CR, LF or NUL. */
-const FIELD_VALUE = /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$/;
+/** Visible ASCII, spaces and tabs (RFC 9110 field value without obs-text): no CR, LF or NUL. */
+const FIELD_VALUE_CHARACTERS = /^[\x20-\x7e\t]*$/;
+/** Spaces or tabs around a value (RFC 9110: not part of it). */
+const EDGE_WHITESPACE = /^[ \t]|[ \t]$/;
 
 export const MAX_CALLBACK_HEADER_NAME_LENGTH = 100;
 export const MAX_CALLBACK_HEADER_VALUE_LENGTH = 2000;
@@ -57,7 +59,12 @@ export function checkCallbackHeaderName(name: string): CallbackHeaderVerdict {
 
 /** Whether `value` may be the callback header's value: one line of visible ASCII, bounded. */
 export function checkCallbackHeaderValue(value: string): CallbackHeaderVerdict {
-  if (value.length === 0 || value.length > MAX_CALLBACK_HEADER_VALUE_LENGTH || !FIELD_VALUE.test(value)) {
+  if (
+    value.length === 0 ||
+    value.length > MAX_CALLBACK_HEADER_VALUE_LENGTH ||
+    !FIELD_VALUE_CHARACTERS.test(value) ||
+    EDGE_WHITESPACE.test(value)
+  ) {
     return {
       ok: false,
       reason: `must be one line of visible ASCII characters (spaces inside allowed), at most ${MAX_CALLBACK_HEADER_VALUE_LENGTH} long`,

@@ -4,8 +4,8 @@ import { DataSource } from 'typeorm';
 import { AuthConfig } from '../auth/auth.config';
 import { SecretBox } from '../auth/sso/secret-box';
 import { ProblemException } from '../common/problem/problem.exception';
-import type { JobCallback, Transcription } from '../transcriptions/transcription.entity';
 import type { WebhookEventType } from './events/webhook-event-catalogue';
+import type { CallbackJob, JobCallback } from './job-callback';
 import {
   checkCallbackHeaderName,
   checkCallbackHeaderValue,
@@ -17,8 +17,14 @@ import { WebhookTargetPolicy } from './webhook-target-policy';
 /** How a job ended, as its callback is told: the outbox event that ended it. */
 export type JobEnd = Extract<WebhookEventType, 'transcription.completed' | 'transcription.failed'>;
 
-/** The body of one callback delivery, in the shape of the API that asked for it. */
-export type JobCallbackBodyRenderer = (job: Transcription, end: JobEnd) => Record<string, unknown>;
+/**
+ * The body of one callback delivery, in the shape of the API that asked for it; null when the job is gone. The
+ * renderer reads the job itself (its module knows the job; this one only its callback).
+ */
+export type JobCallbackBodyRenderer = (
+  job: CallbackJob,
+  end: JobEnd,
+) => Promise<Record<string, unknown> | null>;
 
 /** A callback as a compatible route reads it, before it is checked and its secret sealed. */
 export interface JobCallbackRequest {
@@ -93,7 +99,7 @@ export class JobCallbacks {
     this.renderers.set(api, renderer);
   }
 
-  render(job: Transcription, end: JobEnd): Record<string, unknown> | null {
+  async render(job: CallbackJob, end: JobEnd): Promise<Record<string, unknown> | null> {
     const callback = job.callback;
     const renderer = callback ? this.renderers.get(callback.api) : undefined;
     return renderer ? renderer(job, end) : null;

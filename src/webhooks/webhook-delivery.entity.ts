@@ -8,7 +8,7 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-import { Transcription } from '../transcriptions/transcription.entity';
+import type { CallbackJob } from './job-callback';
 import { OutboxEvent } from './outbox-event.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 
@@ -67,9 +67,10 @@ export class WebhookDelivery {
   @Column({ name: 'transcription_id', type: 'uuid', nullable: true })
   transcriptionId: string | null;
 
-  @ManyToOne(() => Transcription, { onDelete: 'CASCADE' })
+  /** By entity name: the transcriptions module sits above this one (it emits the events). */
+  @ManyToOne('Transcription', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'transcription_id' })
-  transcription?: Transcription | null;
+  transcription?: CallbackJob | null;
 
   /** The delivery this one repeats (POST …/redeliver); null for a first delivery. */
   @Column({ name: 'redelivery_of', type: 'uuid', nullable: true })

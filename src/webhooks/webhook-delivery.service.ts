@@ -22,7 +22,7 @@ import {
   webhookTimestamp,
 } from './webhook-signature';
 import { WebhookTargetPolicy } from './webhook-target-policy';
-import { JobCallbacks, type JobEnd } from './job-callbacks.service';
+import { JobCallbacks } from './job-callbacks.service';
 
 /** Pending deliveries the reconciler checks per pass, oldest first. */
 const RECONCILE_BATCH = 1000;
@@ -176,8 +176,8 @@ export class WebhookDeliveryService {
     }
     const verdict = this.targets.checkUrl(callback.url);
     if (!verdict.allowed) return { statusCode: null, error: `refused: url ${verdict.reason}`, refused: true };
-    const body = this.callbacks.render(job, event.type as JobEnd);
-    if (!body) return { statusCode: null, error: 'refused: no renderer for the callback', refused: true };
+    const body = await this.callbacks.render(job, event.type);
+    if (!body) return { statusCode: null, error: 'refused: nothing to send for the job', refused: true };
     const header = this.callbacks.authHeaderOf(callback);
     return this.client.post({
       url: callback.url,
