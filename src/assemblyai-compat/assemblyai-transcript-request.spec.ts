@@ -1,5 +1,5 @@
 import { ProblemException } from '../common/problem/problem.exception';
-import { readAssemblyAiTranscriptRequest } from './assemblyai-transcript-request';
+import { readAssemblyAiTranscriptRequest, readAssemblyAiWebhook } from './assemblyai-transcript-request';
 
 const URL = 'https://example.com/call.wav';
 const refusal = (fields: Record<string, string>): string => {
@@ -68,7 +68,6 @@ describe('readAssemblyAiTranscriptRequest', () => {
   });
 
   it('refuses what it cannot honour, naming it, and bad values', () => {
-    expect(refusal({ webhook_url: 'https://example.com/hook' })).toMatch(/webhook_url/);
     expect(refusal({ summarization: 'true' })).toMatch(/summarization/);
     expect(refusal({ audio_start_from: '1000' })).toMatch(/audio_start_from/);
     expect(
@@ -81,5 +80,40 @@ describe('readAssemblyAiTranscriptRequest', () => {
     expect(refusal({ boost_param: 'max' })).toMatch(/boost_param/);
     expect(refusal({ redact_pii: 'true', redact_pii_sub: 'stars' })).toMatch(/redact_pii_sub/);
     expect(refusal({ custom_spelling: '{' })).toMatch(/custom_spelling/);
+  });
+
+  it('reads webhook_url with its auth header pair (both or neither), keeping the value as sent', () => {
+    expect(readAssemblyAiWebhook({})).toBeNull();
+    expect(readAssemblyAiWebhook({ webhook_url: 'null' })).toBeNull();
+    expect(readAssemblyAiWebhook({ webhook_url: 'https://example.com/hook' })).toEqual({
+      url: 'https://example.com/hook',
+      authHeader: null,
+    });
+    expect(
+      readAssemblyAiWebhook({
+        webhook_url: 'https://example.com/hook',
+        webhook_auth_header_name: 'X-Hook-Secret',
+        webhook_auth_header_value: 'a secret ',
+      }),
+    ).toEqual({ url: 'https://example.com/hook', authHeader: { name: 'X-Hook-Secret', value: 'a secret ' } });
+    const refused = (fields: Record<string, string>): string => {
+      try {
+        readAssemblyAiWebhook(fields);
+      } catch (error) {
+        return JSON.stringify((error as ProblemException).extensions.errors);
+      }
+      throw new Error('accepted');
+    };
+    expect(
+      refused({ webhook_url: 'https://example.com/hook', webhook_auth_header_name: 'X-Hook-Secret' }),
+    ).toMatch(/webhook_auth_header_value/);
+    expect(refused({ webhook_url: 'https://example.com/hook', webhook_auth_header_value: 'v' })).toMatch(
+      /webhook_auth_header_name/,
+    );
+    expect(refused({ webhook_auth_header_name: 'X', webhook_auth_header_value: 'v' })).toMatch(/webhook_url/);
+    // The webhook is no longer refused by the request's reading.
+    expect(
+      readAssemblyAiTranscriptRequest({ webhook_url: 'https://example.com/hook' }, URL).asked.punctuate,
+    ).toBe(true);
   });
 });

@@ -36,8 +36,6 @@ const SPEECH_MODELS: Readonly<Record<string, ModelTier>> = {
 
 /** Features this server cannot honour: asked for (true, or any value), the request is refused naming them. */
 const NOT_AVAILABLE: Readonly<Record<string, string>> = {
-  webhook_url:
-    'webhooks per transcript are not available yet; register a webhook endpoint (POST /v1/webhooks) or poll',
   audio_start_from: 'transcribing part of a file is not available',
   audio_end_at: 'transcribing part of a file is not available',
   auto_chapters: 'chapters are not available',
@@ -55,6 +53,38 @@ const NOT_AVAILABLE: Readonly<Record<string, string>> = {
 
 const field = (name: string, reason: string): ProblemException =>
   ProblemException.field(name, `${name} ${reason}`);
+
+/** A text field of the JSON body, or null when absent, empty or JSON null. */
+function textOf(raw: string | undefined): string | null {
+  const value = raw?.trim();
+  return value === undefined || value === '' || value === 'null' ? null : value;
+}
+
+/**
+ * AssemblyAI's `webhook_url` with its optional `webhook_auth_header_name` and `webhook_auth_header_value` (both or
+ * neither); null without a URL. The URL and the header are checked by JobCallbacks.prepare (the webhook target
+ * policy, the header rules).
+ */
+export function readAssemblyAiWebhook(
+  fields: Record<string, string>,
+): { url: string; authHeader: { name: string; value: string } | null } | null {
+  const url = textOf(fields.webhook_url);
+  const name = textOf(fields.webhook_auth_header_name);
+  // The value as sent (not trimmed): it is a secret compared by the receiver.
+  const value = textOf(fields.webhook_auth_header_value) === null ? null : fields.webhook_auth_header_value;
+  if (url === null) {
+    if (name !== null || value !== null)
+      throw field('webhook_auth_header_name', 'and webhook_auth_header_value need a webhook_url');
+    return null;
+  }
+  if ((name === null) !== (value === null)) {
+    throw field(
+      name === null ? 'webhook_auth_header_name' : 'webhook_auth_header_value',
+      'must be given with its pair (webhook_auth_header_name and webhook_auth_header_value go together)',
+    );
+  }
+  return { url, authHeader: name !== null && value !== null ? { name, value } : null };
+}
 
 /** Reads the JSON body of POST /v2/transcript (its values as text, as the intake reads JSON). */
 export function readAssemblyAiTranscriptRequest(

@@ -118,7 +118,10 @@ function contextOf(job: Transcription): { words: TranscriptWord[]; context: Word
 }
 
 /** A job as AssemblyAI's transcript object (docs/compatibility.md lists every field). */
-export function toAssemblyAiTranscript(job: Transcription): Transcript {
+export function toAssemblyAiTranscript(
+  job: Transcription,
+  webhookStatusCode: number | null = null,
+): Transcript {
   const { words, context } = contextOf(job);
   const options = context.options;
   const completed = job.status === 'completed';
@@ -153,8 +156,11 @@ export function toAssemblyAiTranscript(job: Transcription): Transcript {
     redact_pii_policies: options.redact_pii_policies,
     ...(options.redact_pii_sub !== null ? { redact_pii_sub: options.redact_pii_sub } : {}),
     custom_spelling: options.custom_spelling as Transcript['custom_spelling'],
-    webhook_url: null,
-    webhook_auth: false,
+    // The callback's URL and header name as asked, never the header's value (sealed on the job).
+    webhook_url: job.callback?.url ?? null,
+    webhook_auth: (job.callback?.authHeaderName ?? null) !== null,
+    webhook_auth_header_name: job.callback?.authHeaderName ?? null,
+    webhook_status_code: job.callback ? webhookStatusCode : null,
     auto_highlights: false,
     summarization: false,
     ...(job.status === 'failed' ? { error: job.errorMessage ?? 'The transcription failed.' } : {}),

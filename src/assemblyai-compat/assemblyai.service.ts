@@ -14,7 +14,8 @@ import {
   type UploadRoute,
 } from '../transcriptions/upload/transcription-upload.service';
 import { AssemblyAiApiError } from './assemblyai-error';
-import { readAssemblyAiTranscriptRequest } from './assemblyai-transcript-request';
+import { JobCallbacks } from '../webhooks/job-callbacks.service';
+import { readAssemblyAiTranscriptRequest, readAssemblyAiWebhook } from './assemblyai-transcript-request';
 import {
   paragraphsOf,
   sentencesOf,
@@ -43,6 +44,7 @@ export class AssemblyAiService {
     private readonly intake: TranscriptionUploadService,
     private readonly transcriptions: TranscriptionsService,
     private readonly uploads: UploadedAudioService,
+    private readonly callbacks: JobCallbacks,
   ) {}
 
   async upload(principal: Principal, request: Request): Promise<Schema<'AssemblyAiUploadedFile'>> {
@@ -56,10 +58,24 @@ export class AssemblyAiService {
     body: { kind: 'form', acceptsAudioUrl: true },
     keylessRepeat: 'new-request',
     isRetry: () => false,
-    readFields: (fields, audioUrl) => ({
-      options: readAssemblyAiTranscriptRequest(fields, audioUrl ?? '').options,
-      asked: null,
-    }),
+    // The webhook is checked (the webhook target policy) before the audio is fetched or the job exists.
+    readFields: async (fields, audioUrl) => {
+      const { options } = readAssemblyAiTranscriptRequest(fields, audioUrl ?? '');
+      const webhook = readAssemblyAiWebhook(fields);
+      if (!webhook) return { options, asked: null };
+      const callback = await this.callbacks.prepare({
+        api: 'assemblyai',
+        url: webhook.url,
+        method: 'POST',
+        authHeader: webhook.authHeader,
+        fieldNames: {
+          url: 'webhook_url',
+          authHeaderName: 'webhook_auth_header_name',
+          authHeaderValue: 'webhook_auth_header_value',
+        },
+      });
+      return { options: { ...options, callback }, asked: null };
+    },
     // MAX_AUDIO_DURATION_HOURS, checked by the intake, is this route's only limit (as POST /v1/transcriptions).
     checkDuration: () => undefined,
     ownAudio: (principal, url) => this.ownAudio(principal, url),
@@ -73,13 +89,17 @@ export class AssemblyAiService {
       );
     }
     const admitted = await this.intake.admit(principal, request, this.route);
-    return toAssemblyAiTranscript(
-      await this.transcriptions.get(principal.workspaceId, admitted.transcriptionId),
-    );
+    return this.view(await this.transcriptions.get(principal.workspaceId, admitted.transcriptionId));
   }
 
   async get(workspaceId: string, id: string): Promise<Schema<'AssemblyAiTranscript'>> {
-    return toAssemblyAiTranscript(await this.find(workspaceId, id));
+    return this.view(await this.find(workspaceId, id));
+  }
+
+  /** The transcript with what its webhook's delivery got (`webhook_status_code`). */
+  private async view(job: Transcription): Promise<Schema<'AssemblyAiTranscript'>> {
+    const statusCode = job.callback ? await this.callbacks.statusCodeOf(job.id) : null;
+    return toAssemblyAiTranscript(job, statusCode);
   }
 
   async list(
@@ -135,8 +155,9 @@ export class AssemblyAiService {
   /** Deletes the job as DELETE /v1/transcriptions/{id} does; answers it as it was, with its text gone. */
   async delete(principal: Principal, id: string): Promise<Schema<'AssemblyAiTranscript'>> {
     const job = await this.find(principal.workspaceId, id);
+    const shown = await this.view(job);
     await this.transcriptions.delete(principal, id);
-    return { ...toAssemblyAiTranscript(job), text: 'Deleted by user.', words: null, utterances: null };
+    return { ...shown, text: 'Deleted by user.', words: null, utterances: null };
   }
 
   async sentences(workspaceId: string, id: string): Promise<Schema<'AssemblyAiSentences'>> {

@@ -1,5 +1,5 @@
 import { ProblemException } from '../common/problem/problem.exception';
-import { readDeepgramListenRequest, toTier } from './deepgram-listen-request';
+import { readDeepgramCallback, readDeepgramListenRequest, toTier } from './deepgram-listen-request';
 
 const refusal = (fields: Record<string, string>): string => {
   try {
@@ -76,7 +76,6 @@ describe('readDeepgramListenRequest', () => {
   });
 
   it('refuses what it cannot honour, naming it, and bad values; ignores unknown parameters', () => {
-    expect(refusal({ callback: 'https://example.com/hook' })).toMatch(/callback/);
     expect(refusal({ summarize: 'v2' })).toMatch(/summarize/);
     expect(refusal({ sentiment: 'true' })).toMatch(/sentiment/);
     expect(readDeepgramListenRequest({ sentiment: 'false', tag: 'x', mip_opt_out: 'true' }).model).toBe(
@@ -87,5 +86,23 @@ describe('readDeepgramListenRequest', () => {
     expect(refusal({ utt_split: 'soon' })).toMatch(/utt_split/);
     expect(refusal({ redact: 'everything' })).toMatch(/redact/);
     expect(refusal({ language: 'xx' })).toMatch(/language/);
+  });
+
+  it('reads callback and callback_method (POST or PUT, any case; POST by default), refusing another method', () => {
+    expect(readDeepgramCallback({})).toBeNull();
+    expect(readDeepgramCallback({ callback: ' ', callback_method: 'put' })).toBeNull();
+    expect(readDeepgramCallback({ callback: 'https://example.com/hook' })).toEqual({
+      url: 'https://example.com/hook',
+      method: 'POST',
+    });
+    expect(readDeepgramCallback({ callback: 'https://example.com/hook', callback_method: 'put' })).toEqual({
+      url: 'https://example.com/hook',
+      method: 'PUT',
+    });
+    expect(() =>
+      readDeepgramCallback({ callback: 'https://example.com/hook', callback_method: 'GET' }),
+    ).toThrow(/callback_method must be POST or PUT/);
+    // The callback is no longer refused by the synchronous reading.
+    expect(readDeepgramListenRequest({ callback: 'https://example.com/hook' }).model).toBe('base-general');
   });
 });

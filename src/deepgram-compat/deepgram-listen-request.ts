@@ -5,6 +5,7 @@ import { primaryLanguageSubtag } from '../languages/languages';
 import { parseUploadOptions, type UploadOptions } from '../transcriptions/upload/upload-options';
 import type { PiiPolicy } from '../transcriptions/text/pii-redaction';
 import { PII_POLICIES } from '../transcriptions/text/pii-redaction';
+import { callbackMethodOf } from '../webhooks/job-callback-rules';
 
 /** What the answer of POST /v1/listen is shaped by, beside the job's own options. */
 export interface DeepgramListenRequest {
@@ -42,8 +43,6 @@ const MODEL_FAMILIES: ReadonlyArray<readonly [RegExp, ModelTier]> = [
  * it, rather than answering without what was asked for. Unknown parameters are ignored, as Deepgram does.
  */
 const NOT_AVAILABLE: Readonly<Record<string, string>> = {
-  callback:
-    'asynchronous callbacks are not available on this server yet; call without callback (the answer is synchronous) or use POST /v1/transcriptions with a webhook',
   sentiment: 'sentiment analysis is not available on this server',
   summarize: 'summaries are not available on this server',
   topics: 'topic detection is not available on this server',
@@ -109,6 +108,20 @@ export function readDeepgramListenRequest(fields: Record<string, string>): Deepg
     paragraphs: flag('paragraphs') || smartFormat,
     detectLanguage,
   };
+}
+
+/**
+ * Deepgram's `callback` and `callback_method` (POST or PUT; Deepgram's default POST): null without a callback. The
+ * URL itself is checked by the webhook target policy (JobCallbacks.prepare).
+ */
+export function readDeepgramCallback(
+  fields: Record<string, string>,
+): { url: string; method: 'POST' | 'PUT' } | null {
+  const url = fields.callback?.trim();
+  if (!url) return null;
+  const method = callbackMethodOf(fields.callback_method);
+  if (!method) throw invalid('callback_method', 'must be POST or PUT');
+  return { url, method };
 }
 
 /** A Deepgram model name (or a tier's own name) as our tier; an unknown one is a 400 naming the known ones. */

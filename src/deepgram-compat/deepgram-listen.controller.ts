@@ -20,6 +20,10 @@ export class DeepgramListenController {
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
+    if (DeepgramListenService.asksForCallback(request)) {
+      response.status(200).json(await this.listen.accept(principal, request));
+      return;
+    }
     const answer = await this.listen.transcribe(principal, request, closedSignal(response));
     if (answer) response.status(200).json(answer);
   }

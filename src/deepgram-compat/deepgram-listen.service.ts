@@ -11,7 +11,12 @@ import {
 import type { Schema } from '../openapi/contract-types';
 import { DeepgramCompatConfig } from './deepgram-compat.config';
 import { DeepgramApiError, toDeepgramError } from './deepgram-error';
-import { type DeepgramListenRequest, readDeepgramListenRequest } from './deepgram-listen-request';
+import { JobCallbacks } from '../webhooks/job-callbacks.service';
+import {
+  type DeepgramListenRequest,
+  readDeepgramCallback,
+  readDeepgramListenRequest,
+} from './deepgram-listen-request';
 import { formatListenResponse } from './deepgram-response.formatter';
 
 /**
@@ -28,6 +33,7 @@ export class DeepgramListenService {
     private readonly transcriptions: TranscriptionsService,
     private readonly wait: JobEndWait,
     private readonly config: DeepgramCompatConfig,
+    private readonly callbacks: JobCallbacks,
   ) {}
 
   private readonly route: UploadRoute<DeepgramListenRequest> = {
@@ -41,6 +47,43 @@ export class DeepgramListenService {
     },
     checkDuration: (seconds) => this.checkDuration(seconds),
   };
+
+  /**
+   * With `callback`: nothing waits, so the synchronous duration limit does not apply (MAX_AUDIO_DURATION_HOURS,
+   * checked by the intake, does) and an identical request is a new job, as Deepgram makes one per request. The
+   * callback is checked (the webhook target policy) before the audio is fetched or the job exists.
+   */
+  private readonly callbackRoute: UploadRoute<DeepgramListenRequest> = {
+    ...this.route,
+    keylessRepeat: 'new-request',
+    readFields: async (fields) => {
+      const asked = readDeepgramListenRequest(fields);
+      const callback = readDeepgramCallback(fields);
+      if (!callback) throw ProblemException.field('callback', 'callback must be a URL');
+      const { options, ...answer } = asked;
+      const prepared = await this.callbacks.prepare({
+        api: 'deepgram',
+        url: callback.url,
+        method: callback.method,
+        authHeader: null,
+        answer: { ...answer },
+        fieldNames: { url: 'callback' },
+      });
+      return { options: { ...options, callback: prepared }, asked };
+    },
+    checkDuration: () => undefined,
+  };
+
+  /** With `callback`: the job is created and its id answered at once; its end is sent to the callback. */
+  async accept(principal: Principal, request: Request): Promise<Schema<'DeepgramListenAccepted'>> {
+    const admission = await this.uploads.admit(principal, request, this.callbackRoute);
+    return { request_id: admission.transcriptionId };
+  }
+
+  /** Whether the request asks for a callback (Deepgram's query `callback`; an empty one is refused as no URL). */
+  static asksForCallback(request: Request): boolean {
+    return request.query.callback !== undefined;
+  }
 
   /** `closed` aborts when the client goes away; then null is returned and nothing is to be sent. */
   async transcribe(

@@ -25,7 +25,7 @@ function harness() {
   const unsubscribed = jest.fn();
   const uploads = {
     admit: async <Asked>(_principal: Principal, _request: Request, route: UploadRoute<Asked>) => {
-      const { asked } = route.readFields({ model: 'whisper-1' }, null);
+      const { asked } = await route.readFields({ model: 'whisper-1' }, null);
       route.checkDuration(3);
       return {
         transcriptionId: JOB_ID,

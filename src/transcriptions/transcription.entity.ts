@@ -14,6 +14,9 @@ import { bigintNumber } from '../common/database/bigint-number.transformer';
 import type { ModelTier } from '../common/model-tier-catalogue';
 import type { RecognizedWord, SpeakerHints, TranscriptWord } from '../engine/engine.types';
 import type { TranscriptTextOptions } from './text/text-options';
+import type { JobCallback } from '../webhooks/job-callback';
+
+export type { JobCallback } from '../webhooks/job-callback';
 
 export const TRANSCRIPTION_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 export type TranscriptionStatus = (typeof TRANSCRIPTION_STATUSES)[number];
@@ -257,6 +260,10 @@ export class Transcription {
    */
   @Column({ name: 'compat_request', type: 'jsonb', nullable: true })
   compatRequest: CompatRequest | null;
+
+  /** The per-job callback its request asked for (JobCallback); null for none. */
+  @Column({ type: 'jsonb', nullable: true })
+  callback: JobCallback | null;
 
   /** When the retention purge removed resultText/resultJson; exports then answer 410 gone. */
   @Column({ name: 'transcript_deleted_at', type: 'timestamptz', nullable: true })

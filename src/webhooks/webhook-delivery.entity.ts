@@ -8,6 +8,7 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
+import type { CallbackJob } from './job-callback';
 import { OutboxEvent } from './outbox-event.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 
@@ -20,14 +21,24 @@ export interface WebhookDeliveryAttempt {
   error: string | null;
 }
 
-/** One delivery of one event to one endpoint; its id is the stable X-Service-Delivery-Id. */
+/**
+ * One delivery of one event to one endpoint, or to the callback of the job the event is about (a per-job
+ * callback: `transcriptionId` instead of `endpointId`); its id is the stable X-Service-Delivery-Id.
+ */
 @Entity('webhook_deliveries')
 /** One first delivery per (event, endpoint); redeliveries are further rows of the same pair. */
 @Index('uq_webhook_deliveries_event_endpoint', ['eventId', 'endpointId'], {
   unique: true,
   where: 'redelivery_of IS NULL',
 })
+/** One callback delivery per event (a job's end): exactly once per end. */
+@Index('uq_webhook_deliveries_event_callback', ['eventId'], {
+  unique: true,
+  where: 'transcription_id IS NOT NULL AND redelivery_of IS NULL',
+})
 @Index('idx_webhook_deliveries_endpoint_created', ['endpointId', 'createdOn'])
+@Index('idx_webhook_deliveries_transcription', ['transcriptionId'])
+@Check('chk_webhook_deliveries_target', '(endpoint_id IS NULL) <> (transcription_id IS NULL)')
 @Index('idx_webhook_deliveries_status', ['status'])
 @Check('chk_webhook_deliveries_status', "status IN ('pending', 'delivered', 'failed')")
 export class WebhookDelivery {
@@ -41,12 +52,25 @@ export class WebhookDelivery {
   @JoinColumn({ name: 'event_id' })
   event?: OutboxEvent;
 
-  @Column({ name: 'endpoint_id', type: 'uuid' })
-  endpointId: string;
+  /** The registered endpoint it goes to; null for a per-job callback. */
+  @Column({ name: 'endpoint_id', type: 'uuid', nullable: true })
+  endpointId: string | null;
 
   @ManyToOne(() => WebhookEndpoint, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'endpoint_id' })
-  endpoint?: WebhookEndpoint;
+  endpoint?: WebhookEndpoint | null;
+
+  /**
+   * The job whose callback it goes to (Transcription.callback); null for an endpoint's delivery. Deleting the
+   * job (or its workspace) deletes the delivery: a pending one is never attempted again.
+   */
+  @Column({ name: 'transcription_id', type: 'uuid', nullable: true })
+  transcriptionId: string | null;
+
+  /** By entity name: the transcriptions module sits above this one (it emits the events). */
+  @ManyToOne('Transcription', { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'transcription_id' })
+  transcription?: CallbackJob | null;
 
   /** The delivery this one repeats (POST …/redeliver); null for a first delivery. */
   @Column({ name: 'redelivery_of', type: 'uuid', nullable: true })

@@ -24,12 +24,16 @@ const PENDING: WebhookDeliveryStatus = 'pending';
 export class WebhookDeliveryRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** A delivery with the event it carries and the endpoint it goes to (either may be gone: cascade). */
+  /**
+   * A delivery with the event it carries and the endpoint it goes to, or the job whose callback it goes to
+   * (each may be gone: cascade).
+   */
   findForAttempt(id: string): Promise<WebhookDelivery | null> {
     return this.dataSource.manager
       .createQueryBuilder(WebhookDelivery, D)
       .leftJoinAndSelect(`${D}.event`, 'event')
       .leftJoinAndSelect(`${D}.endpoint`, 'endpoint')
+      .leftJoinAndSelect(`${D}.transcription`, 'transcription')
       .where(`${D}.id = :id`, { id })
       .getOne();
   }
@@ -154,7 +158,8 @@ export class WebhookDeliveryRepository {
 
   /**
    * Claims up to `batchSize` undispatched outbox events (oldest first, skipping those another worker holds),
-   * creates one delivery per active endpoint of the event's workspace subscribed to its type, and marks the
+   * creates one delivery per active endpoint of the event's workspace subscribed to its type, and one to the
+   * callback of the job a transcription's end is about when its request asked for one, and marks the
    * events dispatched, in one transaction. A repeated fan-out creates nothing (the (event, endpoint) unique
    * index of first deliveries).
    */
@@ -172,7 +177,7 @@ export class WebhookDeliveryRepository {
         .getMany();
       const eventIds = events.map((event) => event.id);
       if (eventIds.length === 0) return { eventIds, deliveryIds: [] };
-      const deliveryIds = await this.fanOut(tx, eventIds);
+      const deliveryIds = [...(await this.fanOut(tx, eventIds)), ...(await this.toCallbacks(tx, eventIds))];
       await tx
         .createQueryBuilder()
         .update(OutboxEvent)
@@ -195,6 +200,32 @@ export class WebhookDeliveryRepository {
         WHERE event.id = ANY ($1::uuid[])
         ORDER BY event.created_on, event.id, endpoint.created_on
        ON CONFLICT (event_id, endpoint_id) WHERE redelivery_of IS NULL DO NOTHING
+       RETURNING id`,
+      [eventIds],
+    );
+    return created.map((row) => row.id);
+  }
+
+  /**
+   * The per-job callbacks: one delivery per job end (the end's outbox event is once per job, and the unique
+   * index of first callback deliveries makes a repeated fan-out create nothing). A job deleted before its end
+   * was dispatched has no row to join: nothing is sent.
+   */
+  private async toCallbacks(tx: EntityManager, eventIds: string[]): Promise<string[]> {
+    const created: Array<{ id: string }> = await tx.query(
+      `INSERT INTO webhook_deliveries (event_id, transcription_id)
+       SELECT event.id, job.id
+         FROM outbox_events event
+         JOIN transcriptions job
+           ON job.id = CASE
+                WHEN event.type IN ('transcription.completed', 'transcription.failed')
+                THEN (event.data->>'id')::uuid
+              END
+          AND job.workspace_id = event.workspace_id
+          AND job.callback IS NOT NULL
+        WHERE event.id = ANY ($1::uuid[])
+        ORDER BY event.created_on, event.id
+       ON CONFLICT (event_id) WHERE transcription_id IS NOT NULL AND redelivery_of IS NULL DO NOTHING
        RETURNING id`,
       [eventIds],
     );

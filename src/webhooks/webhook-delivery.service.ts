@@ -22,6 +22,7 @@ import {
   webhookTimestamp,
 } from './webhook-signature';
 import { WebhookTargetPolicy } from './webhook-target-policy';
+import { JobCallbacks } from './job-callbacks.service';
 
 /** Pending deliveries the reconciler checks per pass, oldest first. */
 const RECONCILE_BATCH = 1000;
@@ -45,12 +46,14 @@ export class WebhookDeliveryService {
     private readonly client: WebhookHttpClient,
     private readonly config: OutboundUrlConfig,
     private readonly logContext: LogContext,
+    private readonly callbacks: JobCallbacks,
   ) {}
 
   async attempt(deliveryId: string, attemptNumber: number): Promise<DeliveryAttemptOutcome> {
     const delivery = await this.deliveries.findForAttempt(deliveryId);
-    // Gone (endpoint or workspace deleted: cascade), finished, or this attempt is not the next one.
-    if (!delivery?.event || !delivery.endpoint || delivery.status !== 'pending') return 'stale';
+    // Gone (endpoint, job or workspace deleted: cascade), finished, or this attempt is not the next one.
+    if (!delivery?.event || (!delivery.endpoint && !delivery.transcription) || delivery.status !== 'pending')
+      return 'stale';
     if (delivery.attempts.length + 1 !== attemptNumber || attemptNumber > WEBHOOK_MAX_ATTEMPTS)
       return 'stale';
     // In the logging context of the request that caused the event (the upload's id, sent as X-Request-Id).
@@ -75,9 +78,13 @@ export class WebhookDeliveryService {
     const step = nextStep(classifyAttempt(result), attemptNumber);
     const recorded = await this.deliveries.recordAttempt(deliveryId, attemptNumber, record, step.status);
     if (!recorded) return 'stale';
+    // The target is named by id, never by URL or header (a callback's header value is a secret).
+    const target = delivery.endpointId
+      ? `endpoint ${delivery.endpointId}`
+      : `the callback of transcription ${delivery.transcriptionId}`;
     this.logger.log(
-      `Webhook delivery ${deliveryId} (${delivery.event!.type}) attempt ${attemptNumber} to endpoint ` +
-        `${delivery.endpointId}: ${record.error ?? `HTTP ${record.statusCode}`} → ${step.status}`,
+      `Webhook delivery ${deliveryId} (${delivery.event!.type}) attempt ${attemptNumber} to ${target}: ` +
+        `${record.error ?? `HTTP ${record.statusCode}`} → ${step.status}`,
     );
     if (step.status === 'pending') {
       await this.queue.enqueueOrDefer(deliveryId, attemptNumber + 1, step.delayMs);
@@ -85,7 +92,7 @@ export class WebhookDeliveryService {
     }
     if (step.status === 'failed') {
       this.logger.warn(
-        `Webhook delivery ${deliveryId} to endpoint ${delivery.endpointId} failed after attempt ${attemptNumber}: ` +
+        `Webhook delivery ${deliveryId} to ${target} failed after attempt ${attemptNumber}: ` +
           (record.error ?? `HTTP ${record.statusCode}`),
       );
     }
@@ -113,7 +120,8 @@ export class WebhookDeliveryService {
   }
 
   private async send(delivery: WebhookDelivery): Promise<AttemptResult> {
-    const endpoint = delivery.endpoint!;
+    if (!delivery.endpoint) return this.sendCallback(delivery);
+    const endpoint = delivery.endpoint;
     const event = delivery.event!;
     if (!endpoint.isActive) {
       return { statusCode: null, error: 'refused: the endpoint is no longer active', refused: true };
@@ -149,6 +157,39 @@ export class WebhookDeliveryService {
           : {}),
       },
       body: Buffer.from(rawBody, 'utf8'),
+      timeoutMs: WEBHOOK_TIMEOUT_MS,
+      allowPrivateTargets: this.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    });
+  }
+
+  /**
+   * A per-job callback: the body of the API that asked for it (JobCallbacks), to its URL under the same target
+   * rules and client as an endpoint's, with the caller's own header. Unsigned: the job has no endpoint secret
+   * (the vendors' callbacks are not signed either).
+   */
+  private async sendCallback(delivery: WebhookDelivery): Promise<AttemptResult> {
+    const job = delivery.transcription!;
+    const event = delivery.event!;
+    const callback = job.callback;
+    if (!callback || (event.type !== 'transcription.completed' && event.type !== 'transcription.failed')) {
+      return { statusCode: null, error: 'refused: the job has no callback', refused: true };
+    }
+    const verdict = this.targets.checkUrl(callback.url);
+    if (!verdict.allowed) return { statusCode: null, error: `refused: url ${verdict.reason}`, refused: true };
+    const body = await this.callbacks.render(job, event.type);
+    if (!body) return { statusCode: null, error: 'refused: nothing to send for the job', refused: true };
+    const header = this.callbacks.authHeaderOf(callback);
+    return this.client.post({
+      url: callback.url,
+      method: callback.method,
+      headers: {
+        ...(header ? { [header.name]: header.value } : {}),
+        'Content-Type': 'application/json',
+        'User-Agent': `transcription-service-webhooks/${SERVICE_VERSION}`,
+        [WEBHOOK_HEADERS.deliveryId]: delivery.id,
+        ...(event.requestId !== null ? { [REQUEST_ID_HEADER]: event.requestId } : {}),
+      },
+      body: Buffer.from(JSON.stringify(body), 'utf8'),
       timeoutMs: WEBHOOK_TIMEOUT_MS,
       allowPrivateTargets: this.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     });

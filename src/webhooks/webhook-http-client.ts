@@ -11,6 +11,8 @@ import type { AttemptResult } from './webhook-retry-policy';
 
 export interface WebhookPost {
   url: string;
+  /** POST, or PUT for a Deepgram callback that asked for it (`callback_method=put`). */
+  method?: 'POST' | 'PUT';
   headers: Record<string, string>;
   body: Buffer;
   timeoutMs: number;
@@ -47,7 +49,7 @@ export class WebhookHttpClient {
       }
       const deadline = AbortSignal.timeout(input.timeoutMs);
       const options: RequestOptions = {
-        method: 'POST',
+        method: input.method ?? 'POST',
         headers: { ...input.headers, 'Content-Length': String(input.body.length) },
         agent: false,
         signal: deadline,

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
+import { JobCallbacks } from './job-callbacks.service';
 import { OutboxEvent } from './outbox-event.entity';
 import { WebhookDeliveryLogService } from './webhook-delivery-log.service';
 import { WebhookDeliveryQueue } from './webhook-delivery-queue.service';
@@ -28,7 +29,8 @@ import { WebhookTargetPolicy } from './webhook-target-policy';
     WebhookDeliveryService,
     WebhookOutboxDispatcher,
     WebhookDeliveryProcessor,
+    JobCallbacks,
   ],
-  exports: [WebhookTargetPolicy, WebhookOutboxDispatcher, WebhookDeliveryService],
+  exports: [WebhookTargetPolicy, WebhookOutboxDispatcher, WebhookDeliveryService, JobCallbacks],
 })
 export class WebhooksModule {}

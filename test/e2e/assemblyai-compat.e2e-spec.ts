@@ -1,4 +1,5 @@
 import { AssemblyAI } from 'assemblyai';
+import { DataSource } from 'typeorm';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,6 +7,8 @@ import { RetentionSettingsService } from '../../src/account/retention-settings.s
 import { OPERATOR } from '../../src/audit/audit-log.service';
 import { RetentionPurgeService } from '../../src/transcriptions/retention/retention-purge.service';
 import { UploadedAudioService } from '../../src/transcriptions/uploaded-audio/uploaded-audio.service';
+import { WebhookDeliveryService } from '../../src/webhooks/webhook-delivery.service';
+import { CallbackReceiver } from '../support/callback-receiver';
 import { eventually } from '../support/eventually';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { testAudio } from '../support/shared-paths';
@@ -13,6 +16,9 @@ import { bearer, startTestApp, type TestApp } from '../support/test-app';
 import { vendorContractFile, vendorSchemas } from '../support/vendor-contract';
 
 const GO_FORWARD = testAudio('pocketsphinx/goforward.wav'); // 2.786 s: "go forward ten meters"
+const SILENCE = testAudio('kaldi-gstreamer-server/silence.wav'); // fails NO_SPOKEN_AUDIO
+/** The value of a webhook's auth header: a secret that must reach the receiver and nothing else. */
+const HOOK_SECRET = 'hook-secret-7f3a9c1e';
 const NOT_AUDIO = __filename;
 
 const vendor = vendorSchemas('assemblyai');
@@ -49,13 +55,17 @@ describe('AssemblyAI-compatible /v2', () => {
   let baseUrl: string;
   let audioServer: Server;
   let audioBase: string;
+  let receiver: CallbackReceiver;
 
   beforeAll(async () => {
+    receiver = await new CallbackReceiver().start();
     t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     baseUrl = `http://127.0.0.1:${await t.listeningPort()}`;
     audioServer = createServer((request, response) => {
       if (request.url === '/goforward.wav')
         response.writeHead(200, { 'Content-Type': 'audio/wav' }).end(readFileSync(GO_FORWARD));
+      else if (request.url === '/silence.wav')
+        response.writeHead(200, { 'Content-Type': 'audio/wav' }).end(readFileSync(SILENCE));
       else response.writeHead(404).end();
     });
     await new Promise<void>((resolve) => audioServer.listen(0, '127.0.0.1', resolve));
@@ -64,7 +74,17 @@ describe('AssemblyAI-compatible /v2', () => {
   afterAll(async () => {
     await new Promise((resolve) => audioServer.close(resolve));
     await t.close();
+    await receiver.stop();
   });
+
+  /** The job's callback deliveries as stored (status and attempts). */
+  const callbackDeliveries = (transcriptionId: string) =>
+    t.app
+      .get(DataSource)
+      .query<Array<{ id: string; status: string; attempts: unknown[] }>>(
+        `SELECT id, status, attempts FROM webhook_deliveries WHERE transcription_id = $1`,
+        [transcriptionId],
+      );
 
   const sdk = (apiKey: string) => new AssemblyAI({ apiKey, baseUrl });
 
@@ -251,14 +271,52 @@ describe('AssemblyAI-compatible /v2', () => {
         }),
       ),
     ).toMatch(/speech_model/);
+    // A webhook the webhook target policy refuses, or a header the service sets itself: 400 before any job.
     expect(
       await sdkError(
         client.transcripts.submit({
           audio_url: `${audioBase}/goforward.wav`,
-          webhook_url: 'https://example.com/hook',
+          webhook_url: 'ftp://example.com/hook',
         }),
       ),
-    ).toMatch(/webhook_url/);
+    ).toMatch(/webhook_url must use http or https/);
+    expect(
+      await sdkError(
+        client.transcripts.submit({
+          audio_url: `${audioBase}/goforward.wav`,
+          webhook_url: receiver.url('/hook').replace('http://', 'http://user:secret@'),
+        }),
+      ),
+    ).toMatch(/webhook_url must not contain credentials/);
+    expect(
+      await sdkError(
+        client.transcripts.submit({
+          audio_url: `${audioBase}/goforward.wav`,
+          webhook_url: receiver.url('/hook'),
+          webhook_auth_header_name: 'Content-Type',
+          webhook_auth_header_value: HOOK_SECRET,
+        }),
+      ),
+    ).toMatch(/webhook_auth_header_name names a header the service sets itself/);
+    const badValue = await sdkError(
+      client.transcripts.submit({
+        audio_url: `${audioBase}/goforward.wav`,
+        webhook_url: receiver.url('/hook'),
+        webhook_auth_header_name: 'X-Hook-Secret',
+        webhook_auth_header_value: `${HOOK_SECRET}\r\nHost: elsewhere`,
+      }),
+    );
+    expect(badValue).toMatch(/webhook_auth_header_value must be one line/);
+    expect(badValue).not.toContain(HOOK_SECRET);
+    const refusedHook = await t
+      .http()
+      .post('/v2/transcript')
+      .set({ Authorization: workspace.apiKey })
+      .send({ audio_url: `${audioBase}/goforward.wav`, webhook_url: 'ftp://example.com/hook' });
+    expect(refusedHook.status).toBe(400);
+    expectMatchesSpec(refusedHook, 'createAssemblyAiTranscript');
+    vendorValid('Error', refusedHook.body);
+    expect(receiver.to('/hook')).toEqual([]);
     expect(
       await sdkError(
         client.transcripts.submit({ audio_url: `${audioBase}/goforward.wav`, summarization: true }),
@@ -283,4 +341,187 @@ describe('AssemblyAI-compatible /v2', () => {
     // Nothing refused became a job.
     expect((await client.transcripts.list()).transcripts).toEqual([]);
   });
+
+  it('webhook_url with an auth header: {transcript_id, status} is POSTed with the header; the transcript shows webhook_status_code and never the value; another workspace sees nothing', async () => {
+    const workspace = await t.createWorkspace({
+      name: 'AssemblyAI webhook',
+      freeTranscriptions: 0,
+      balanceEur: 1,
+    });
+    const client = sdk(workspace.apiKey);
+    const submitted = vendorValid(
+      'Transcript',
+      await client.transcripts.submit({
+        audio: GO_FORWARD,
+        webhook_url: receiver.url('/aai-completed'),
+        webhook_auth_header_name: 'X-Hook-Secret',
+        webhook_auth_header_value: HOOK_SECRET,
+      }),
+    );
+    expect(submitted).toMatchObject({
+      webhook_url: receiver.url('/aai-completed'),
+      webhook_auth: true,
+      webhook_auth_header_name: 'X-Hook-Secret',
+      webhook_status_code: null,
+    });
+    const [delivered] = await eventually(
+      'the webhook',
+      async () => receiver.arrived('/aai-completed'),
+      60_000,
+    );
+    expect(delivered.method).toBe('POST');
+    expect(delivered.headers['x-hook-secret']).toBe(HOOK_SECRET);
+    expect(delivered.body).toEqual({ transcript_id: submitted.id, status: 'completed' });
+    vendorValid('TranscriptReadyNotification', delivered.body);
+
+    const transcript = await eventually(
+      'the delivery status on the transcript',
+      async () => {
+        const polled = await client.transcripts.get(submitted.id);
+        return polled.webhook_status_code === 200 ? polled : null;
+      },
+      30_000,
+    );
+    vendorValid('Transcript', transcript);
+    expect(transcript).toMatchObject({
+      status: 'completed',
+      webhook_auth: true,
+      webhook_auth_header_name: 'X-Hook-Secret',
+    });
+    const overHttp = await t
+      .http()
+      .get(`/v2/transcript/${submitted.id}`)
+      .set({ Authorization: workspace.apiKey });
+    expectMatchesSpec(overHttp, 'getAssemblyAiTranscript');
+    expect(overHttp.body.webhook_status_code).toBe(200);
+    // The header's value reaches the receiver only: not an answer, not the stored row in clear.
+    const native = await t.http().get(`/v1/transcriptions/${submitted.id}`).set(bearer(workspace.apiKey));
+    for (const text of [
+      JSON.stringify(overHttp.body),
+      JSON.stringify(transcript),
+      JSON.stringify(native.body),
+    ])
+      expect(text).not.toContain(HOOK_SECRET);
+    const [row] = await t.app
+      .get(DataSource)
+      .query<Array<{ callback: unknown }>>('SELECT callback FROM transcriptions WHERE id = $1', [
+        submitted.id,
+      ]);
+    expect(JSON.stringify(row.callback)).not.toContain(HOOK_SECRET);
+    // One delivery, delivered; the job billed as any other, the webhook free.
+    expect(await callbackDeliveries(submitted.id)).toEqual([
+      expect.objectContaining({
+        status: 'delivered',
+        attempts: [expect.objectContaining({ statusCode: 200 })],
+      }),
+    ]);
+    expect(native.body.data.cost).toBeGreaterThan(0);
+
+    const other = await t.createWorkspace({ name: 'AssemblyAI webhook, other' });
+    expect(await sdkError(sdk(other.apiKey).transcripts.get(submitted.id))).toBe('Transcript not found');
+    expect((await sdk(other.apiKey).transcripts.list()).transcripts).toEqual([]);
+  });
+
+  it('a transcript that errors sends status error; a 5xx answer is retried by the webhook retry policy, the status shown is the last attempt’s', async () => {
+    const workspace = await t.createWorkspace({ name: 'AssemblyAI webhook retried' });
+    receiver.answer('/aai-error', (nth) => (nth === 1 ? 503 : 200));
+    const created = await t
+      .http()
+      .post('/v2/transcript')
+      .set({ Authorization: workspace.apiKey })
+      .send({ audio_url: `${audioBase}/silence.wav`, webhook_url: receiver.url('/aai-error') });
+    expect(created.status).toBe(200);
+    expectMatchesSpec(created, 'createAssemblyAiTranscript');
+    const id = created.body.id as string;
+    const [first, second] = await eventually(
+      'two attempts',
+      async () => receiver.arrived('/aai-error', 2),
+      60_000,
+    );
+    for (const attempt of [first, second])
+      expect(attempt.body).toEqual({ transcript_id: id, status: 'error' });
+    expect(second.headers['x-service-delivery-id']).toBe(first.headers['x-service-delivery-id']);
+    expect(first.headers['x-hook-secret']).toBeUndefined();
+    const transcript = await eventually(
+      'the delivered status',
+      async () => {
+        const polled = await t.http().get(`/v2/transcript/${id}`).set({ Authorization: workspace.apiKey });
+        return polled.body.webhook_status_code === 200 ? polled : null;
+      },
+      30_000,
+    );
+    expectMatchesSpec(transcript, 'getAssemblyAiTranscript');
+    expect(transcript.body).toMatchObject({
+      status: 'error',
+      webhook_auth: false,
+      webhook_auth_header_name: null,
+    });
+    expect(await callbackDeliveries(id)).toEqual([
+      expect.objectContaining({
+        status: 'delivered',
+        attempts: [
+          expect.objectContaining({ statusCode: 503 }),
+          expect.objectContaining({ statusCode: 200 }),
+        ],
+      }),
+    ]);
+  });
+
+  it('deleting the transcript ends its pending webhook delivery', async () => {
+    const workspace = await t.createWorkspace({ name: 'AssemblyAI webhook deleted' });
+    receiver.answer('/aai-deleted', () => 503);
+    const client = sdk(workspace.apiKey);
+    const submitted = await client.transcripts.submit({
+      audio_url: `${audioBase}/goforward.wav`,
+      webhook_url: receiver.url('/aai-deleted'),
+    });
+    const [first] = await eventually(
+      'the first attempt',
+      async () => receiver.arrived('/aai-deleted'),
+      60_000,
+    );
+    const deliveryId = first.headers['x-service-delivery-id'] as string;
+    await eventually(
+      'the first attempt recorded',
+      async () => (await callbackDeliveries(submitted.id))[0]?.attempts.length === 1,
+      30_000,
+    );
+    await client.transcripts.delete(submitted.id);
+    expect(await callbackDeliveries(submitted.id)).toEqual([]);
+    // The retry the failed attempt scheduled finds nothing to send.
+    expect(await t.app.get(WebhookDeliveryService).attempt(deliveryId, 2)).toBe('stale');
+    expect(receiver.to('/aai-deleted')).toHaveLength(1);
+  });
+
+  withVendorContract(
+    `webhook: the error notification and the transcript's webhook fields in AssemblyAI's published shapes${vendorSkip}`,
+    async () => {
+      const workspace = await t.createWorkspace({ name: 'AssemblyAI webhook vendor' });
+      const client = sdk(workspace.apiKey);
+      const submitted = await client.transcripts.submit({
+        audio_url: `${audioBase}/silence.wav`,
+        webhook_url: receiver.url('/aai-vendor'),
+        webhook_auth_header_name: 'Authorization',
+        webhook_auth_header_value: `Bearer ${HOOK_SECRET}`,
+      });
+      const [delivered] = await eventually(
+        'the webhook',
+        async () => receiver.arrived('/aai-vendor'),
+        60_000,
+      );
+      expect(delivered.headers.authorization).toBe(`Bearer ${HOOK_SECRET}`);
+      vendorValid('TranscriptReadyNotification', delivered.body);
+      // (Not its TranscriptWebhookNotification: `additionalProperties: false` beside a `oneOf` in that file refuses
+      // every notification with a property, AssemblyAI's own included.)
+      const transcript = await eventually(
+        'the delivery status',
+        async () => {
+          const polled = await client.transcripts.get(submitted.id);
+          return polled.webhook_status_code === 200 ? polled : null;
+        },
+        30_000,
+      );
+      vendorValid('Transcript', transcript);
+    },
+  );
 });

@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CallbackReceiver } from '../support/callback-receiver';
+import { eventually } from '../support/eventually';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { testAudio } from '../support/shared-paths';
 import { bearer, startTestApp, type TestApp } from '../support/test-app';
@@ -10,6 +12,7 @@ import { generatedAudio } from '../support/transcriptions';
 import { vendorContractFile, vendorSchemas } from '../support/vendor-contract';
 
 const GO_FORWARD = testAudio('pocketsphinx/goforward.wav'); // 2.786 s: "go forward ten meters"
+const SILENCE = testAudio('kaldi-gstreamer-server/silence.wav'); // fails NO_SPOKEN_AUDIO
 const DARK_SUIT = testAudio('coqui-stt/LDC93S1.wav'); // "she had your dark suit in greasy wash water all year"
 const NOT_AUDIO = __filename;
 
@@ -62,8 +65,10 @@ describe('Deepgram-compatible POST /v1/listen', () => {
   let baseUrl: string;
   let audioServer: Server;
   let audioBase: string;
+  let receiver: CallbackReceiver;
 
   beforeAll(async () => {
+    receiver = await new CallbackReceiver().start();
     t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     baseUrl = `http://127.0.0.1:${await t.listeningPort()}`;
     audioServer = createServer((request, response) => {
@@ -77,6 +82,7 @@ describe('Deepgram-compatible POST /v1/listen', () => {
   afterAll(async () => {
     await new Promise((resolve) => audioServer.close(resolve));
     await t.close();
+    await receiver.stop();
   });
 
   const sdk = (apiKey: string) => new DeepgramClient({ apiKey, baseUrl });
@@ -231,11 +237,15 @@ describe('Deepgram-compatible POST /v1/listen', () => {
     expect(model).toMatchObject({ statusCode: 400, body: { err_code: 'Bad Request' } });
     expect((model.body as { err_msg: string }).err_msg).toContain('aura-2');
 
+    // A callback URL the webhook target policy refuses (credentials in it; another scheme).
     const callback = await sdkError(
-      sdk(rich.apiKey).listen.v1.media.transcribeFile(file(), { callback: `${audioBase}/hook` }),
+      sdk(rich.apiKey).listen.v1.media.transcribeFile(file(), {
+        callback: receiver.url('/hook').replace('http://', 'http://user:secret@'),
+      }),
     );
     expect(callback).toMatchObject({ statusCode: 400, body: { err_code: 'Bad Request' } });
-    expect((callback.body as { err_msg: string }).err_msg).toContain('callback');
+    expect((callback.body as { err_msg: string }).err_msg).toMatch(/callback must not contain credentials/);
+    if (deepgram) deepgram.expectValid('ErrorResponseLegacyError', callback.body);
 
     const notAudio = await sdkError(
       sdk(rich.apiKey).listen.v1.media.transcribeFile(createReadStream(NOT_AUDIO), {}),
@@ -258,7 +268,8 @@ describe('Deepgram-compatible POST /v1/listen', () => {
 
     for (const [query, status] of [
       ['model=aura-2', 400],
-      ['callback=http://example.com/hook', 400],
+      ['callback=ftp://example.com/hook', 400],
+      [`callback=${encodeURIComponent(receiver.url('/hook'))}&callback_method=GET`, 400],
       ['utt_split=0', 400],
       ['redact=everything', 400],
     ] as const) {
@@ -270,4 +281,124 @@ describe('Deepgram-compatible POST /v1/listen', () => {
     // Nothing refused became a job.
     expect(await listed(rich.apiKey)).toEqual([]);
   });
+
+  it('callback: answered {request_id} at once; the ListenV1Response the synchronous answer would be goes to the callback (PUT when asked); another workspace sees nothing', async () => {
+    const workspace = await t.createWorkspace({
+      name: 'Deepgram callback',
+      freeTranscriptions: 0,
+      balanceEur: 1,
+    });
+    const options = { model: 'nova-3', diarize: true, utterances: true, smart_format: true } as const;
+    const accepted = (await sdk(workspace.apiKey).listen.v1.media.transcribeFile(
+      createReadStream(GO_FORWARD),
+      {
+        ...options,
+        callback: receiver.url('/deepgram-put'),
+        callback_method: 'PUT',
+      },
+    )) as unknown as { request_id: string };
+    expect(Object.keys(accepted)).toEqual(['request_id']);
+    const jobId = accepted.request_id;
+
+    const [delivered] = await eventually(
+      'the callback',
+      async () => receiver.arrived('/deepgram-put'),
+      60_000,
+    );
+    expect(delivered.method).toBe('PUT');
+    expect(delivered.headers['content-type']).toBe('application/json');
+    expect(delivered.headers['x-service-delivery-id']).toEqual(expect.any(String));
+    const body = delivered.body as ListenResponse;
+    expect(body.metadata).toMatchObject({
+      request_id: jobId,
+      models: ['nova-3'],
+      sha256: createHash('sha256').update(readFileSync(GO_FORWARD)).digest('hex'),
+    });
+
+    // The same body as the synchronous answer to the same request (but for the job's own id and time).
+    const synchronous = (await sdk(workspace.apiKey).listen.v1.media.transcribeFile(
+      createReadStream(GO_FORWARD),
+      options,
+    )) as unknown as ListenResponse;
+    const withoutJob = (answer: ListenResponse) =>
+      JSON.parse(
+        JSON.stringify(answer)
+          .replaceAll(answer.metadata.request_id, 'JOB')
+          .replace(/"created":"[^"]+"/, '"created":"T"')
+          .replace(/"id":"[0-9a-f-]{36}"/g, '"id":"U"'),
+      ) as unknown;
+    expect(withoutJob(body)).toEqual(withoutJob(synchronous));
+
+    // One delivery, the job billed as any other; nothing of it reaches another workspace.
+    expect(receiver.to('/deepgram-put')).toHaveLength(1);
+    const jobs = await listed(workspace.apiKey);
+    expect(jobs.find((job) => job.id === jobId)).toMatchObject({
+      status: 'completed',
+      model: 'premium_jade',
+    });
+    expect(jobs.find((job) => job.id === jobId)?.cost).toBeGreaterThan(0);
+    const other = await t.createWorkspace({ name: 'Deepgram callback, other' });
+    const stranger = await t.http().get(`/v1/transcriptions/${jobId}`).set(bearer(other.apiKey));
+    expect(stranger.status).toBe(404);
+    expect(await listed(other.apiKey)).toEqual([]);
+  });
+
+  it('callback over plain HTTP: the immediate answer is in our contract; a failed job sends Deepgram’s error body', async () => {
+    const workspace = await t.createWorkspace({ name: 'Deepgram callback contract' });
+    const response = await listenOverHttp(
+      workspace.apiKey,
+      `callback=${encodeURIComponent(receiver.url('/deepgram-failed'))}`,
+      SILENCE,
+    );
+    expect(response.status).toBe(200);
+    expectMatchesSpec(response, 'createDeepgramTranscription');
+    const jobId = (response.body as { request_id: string }).request_id;
+    const [delivered] = await eventually(
+      'the failure callback',
+      async () => receiver.arrived('/deepgram-failed'),
+      60_000,
+    );
+    expect(delivered.method).toBe('POST');
+    expect(delivered.body).toEqual({
+      err_code: 'TRANSCRIPTION_FAILED',
+      err_msg: expect.stringMatching(new RegExp(`^The transcription ${jobId} failed: NO_SPOKEN_AUDIO`)),
+      request_id: jobId,
+    });
+  });
+
+  withDeepgramContract(
+    `callback: the answer is Deepgram's ListenV1AcceptedResponse, the bodies sent are its ListenV1Response and error${vendorSkip}`,
+    async () => {
+      const workspace = await t.createWorkspace({ name: 'Deepgram callback vendor contract' });
+      const accepted = await sdk(workspace.apiKey).listen.v1.media.transcribeUrl({
+        url: `${audioBase}/goforward.wav`,
+        callback: receiver.url('/deepgram-vendor'),
+        punctuate: true,
+        paragraphs: true,
+      });
+      deepgram?.expectValid('ListenV1AcceptedResponse', accepted);
+      deepgram?.expectValid('listen_v1_media_transcribe_Response_200', accepted);
+      const [delivered] = await eventually(
+        'the callback',
+        async () => receiver.arrived('/deepgram-vendor'),
+        60_000,
+      );
+      deepgram?.expectValid('ListenV1Response', delivered.body);
+      expect((delivered.body as ListenResponse).metadata.request_id).toBe(
+        (accepted as unknown as { request_id: string }).request_id,
+      );
+      const silent = await listenOverHttp(
+        workspace.apiKey,
+        `callback=${encodeURIComponent(receiver.url('/deepgram-vendor-failed'))}`,
+        SILENCE,
+      );
+      deepgram?.expectValid('ListenV1AcceptedResponse', silent.body);
+      const [failed] = await eventually(
+        'the failure callback',
+        async () => receiver.arrived('/deepgram-vendor-failed'),
+        60_000,
+      );
+      deepgram?.expectValid('ErrorResponseLegacyError', failed.body);
+    },
+  );
 });

@@ -1044,9 +1044,19 @@ export interface paths {
          *     `detect_language`, `punctuate`, `smart_format` (punctuation, numerals and paragraphs), `numerals`,
          *     `diarize` / `diarize_model`, `multichannel`, `utterances`, `utt_split`, `paragraphs`, `keywords` and
          *     `keyterm` (the job's vocabulary; an intensifier is dropped), `profanity_filter`, `redact` (`pci`, `pii`,
-         *     `numbers`, `ssn`, `true`). Asking for what this server cannot do (`callback`, `sentiment`, `summarize`,
-         *     `topics`, `intents`, `detect_entities`, `search`, `replace`, `dictation`, `measurements`) is 400 naming
-         *     it; other parameters are ignored, as Deepgram ignores unknown ones.
+         *     `numbers`, `ssn`, `true`). Asking for what this server cannot do (`sentiment`, `summarize`, `topics`,
+         *     `intents`, `detect_entities`, `search`, `replace`, `dictation`, `measurements`) is 400 naming it; other
+         *     parameters are ignored, as Deepgram ignores unknown ones.
+         *
+         *     **With `callback`** the request does not wait: the job is created as above (the synchronous duration
+         *     limit does not apply; `MAX_AUDIO_DURATION_HOURS` does), the answer is `{"request_id": "<job id>"}`
+         *     (`DeepgramListenAccepted`, Deepgram's `ListenV1AcceptedResponse`), and when the job ends its body is sent
+         *     to the callback URL with `callback_method` (`POST`, or `PUT`): the `ListenV1Response` the synchronous
+         *     answer would have been, or, for a failed job, Deepgram's error body (`err_code` `TRANSCRIPTION_FAILED`,
+         *     `err_msg`, `request_id`). The URL passes the webhook target policy of `createWebhookEndpoint` (https and
+         *     public addresses only unless the operator allows private ones); a refused URL is 400 before a job
+         *     exists. The delivery is a webhook delivery (X-Service-Delivery-Id, 10 s deadline, 3 attempts, a 4xx
+         *     ends it), unsigned, and free; deleting the job ends a pending one.
          *
          *     **Errors** are Deepgram's `{"err_code", "err_msg", "request_id"}` (`DeepgramError`), never problem+json:
          *
@@ -1122,10 +1132,19 @@ export interface paths {
          *     (default `en_us`, its primary subtag used), `language_detection`, `speaker_labels`, `speakers_expected`,
          *     `multichannel`, `punctuate`, `format_text`, `word_boost` (the vocabulary; `boost_param` accepted),
          *     `custom_spelling`, `filter_profanity`, `redact_pii`, `redact_pii_policies`, `redact_pii_sub` (default
-         *     `hash`, as AssemblyAI's), `redact_pii_audio` are honoured. `webhook_url`, `audio_start_from`,
-         *     `audio_end_at` and the analysis features (`auto_chapters`, `auto_highlights`, `content_safety`,
-         *     `iab_categories`, `sentiment_analysis`, `entity_detection`, `summarization`, …) are refused with 400 naming
-         *     them; other fields are ignored. Errors are AssemblyAI's `{"error": "…"}`.
+         *     `hash`, as AssemblyAI's), `redact_pii_audio` are honoured. `audio_start_from`, `audio_end_at` and the
+         *     analysis features (`auto_chapters`, `auto_highlights`, `content_safety`, `iab_categories`,
+         *     `sentiment_analysis`, `entity_detection`, `summarization`, …) are refused with 400 naming them; other
+         *     fields are ignored. Errors are AssemblyAI's `{"error": "…"}`.
+         *
+         *     **`webhook_url`**: when the transcript completes or errors, `{"transcript_id", "status"}` (`completed` or
+         *     `error`, AssemblyAI's `TranscriptReadyNotification`) is POSTed there, with the header
+         *     `webhook_auth_header_name: webhook_auth_header_value` when given (both or neither). The URL passes the
+         *     webhook target policy of `createWebhookEndpoint` (https and public addresses only unless the operator
+         *     allows private ones), else 400 before a job exists. The delivery is a webhook delivery (X-Service-Delivery-Id,
+         *     10 s deadline, 3 attempts, a 4xx ends it), unsigned and free; deleting the transcript ends a pending one.
+         *     The transcript shows `webhook_url`, `webhook_auth`, `webhook_auth_header_name` and `webhook_status_code`
+         *     (the status the last attempt got), never the header's value, which is stored encrypted.
          */
         post: operations["createAssemblyAiTranscript"];
         delete?: never;
@@ -2121,6 +2140,15 @@ export interface components {
             redact_pii_policies?: ("email_address" | "phone_number" | "credit_card_number" | "banking_information" | "us_social_security_number" | "date_of_birth" | "number_sequence")[] | null;
             /** @enum {string|null} */
             redact_pii_sub?: "entity_name" | "hash" | null;
+            /**
+             * Format: uri
+             * @description Where `{"transcript_id", "status"}` is POSTed when the transcript completes or errors (see the operation).
+             */
+            webhook_url?: string | null;
+            /** @description A header sent with the webhook (an HTTP field name; not one the service sets itself, such as `Content-Type`, `Host` or `X-Service-*`). With `webhook_auth_header_value` only. */
+            webhook_auth_header_name?: string | null;
+            /** @description The header's value (one line of visible ASCII), stored encrypted and never answered. With `webhook_auth_header_name` only. */
+            webhook_auth_header_value?: string | null;
         };
         AssemblyAiWord: {
             text: string;
@@ -2205,8 +2233,14 @@ export interface components {
                 from: string[];
                 to: string;
             }[] | null;
-            webhook_url?: null;
+            /** @description The transcript's `webhook_url`, as asked; null without one. */
+            webhook_url?: string | null;
+            /** @description Whether the webhook carries a header of the caller's (`webhook_auth_header_name`). */
             webhook_auth: boolean;
+            /** @description The name of that header; its value is never answered. */
+            webhook_auth_header_name?: string | null;
+            /** @description The HTTP status the webhook's last delivery attempt got; null before one, or when it got no answer. */
+            webhook_status_code?: number | null;
             auto_highlights: boolean;
             summarization: boolean;
             /** @description Why the transcript failed (`status` error). */
@@ -2271,6 +2305,14 @@ export interface components {
             err_code: string;
             err_msg: string;
             /** @description The transcription's id once the job exists, else the request's `X-Request-Id`. */
+            request_id: string;
+        };
+        /** @description The answer of `createDeepgramTranscription` with `callback` (Deepgram's `ListenV1AcceptedResponse`): the job was created; its result goes to the callback URL when it ends. */
+        DeepgramListenAccepted: {
+            /**
+             * Format: uuid
+             * @description The transcription's id (`getTranscription`), and `metadata.request_id` of the body the callback receives.
+             */
             request_id: string;
         };
         DeepgramListenResponse: {
@@ -5751,8 +5793,10 @@ export interface operations {
                 profanity_filter?: "true" | "false";
                 /** @description Entities replaced by their type: `pci` (card and bank numbers), `pii` or `true` (every policy of `redact_pii_policies`), `numbers`, `ssn`; repeatable. */
                 redact?: ("pci" | "pii" | "numbers" | "ssn" | "true" | "false")[];
-                /** @description Not available on this server yet: any value is 400 (use `createTranscription` with a webhook). */
+                /** @description Answer at once with `{"request_id"}` and send the result to this URL when the job ends (see above). It must pass the webhook target policy (https, public addresses), else 400. */
                 callback?: string;
+                /** @description The method of the callback request: `POST` (default) or `PUT` (any case). Ignored without `callback`. */
+                callback_method?: "POST" | "PUT" | "post" | "put";
             };
             header?: {
                 /** @description UUID chosen by the client; a repeat with the key within 24 hours is attached to the first one's job (see above). */
@@ -5768,7 +5812,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The transcript in Deepgram's shape. */
+            /** @description The transcript in Deepgram's shape; with `callback`, the job's id at once (the transcript goes to the callback). */
             200: {
                 headers: {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
@@ -5777,7 +5821,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeepgramListenResponse"];
+                    "application/json": components["schemas"]["DeepgramListenResponse"] | components["schemas"]["DeepgramListenAccepted"];
                 };
             };
             400: components["responses"]["DeepgramError"];

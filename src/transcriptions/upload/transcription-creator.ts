@@ -98,6 +98,13 @@ export class TranscriptionCreator {
         estimatedCostMicro: estimateMicro,
         requestId: currentRequestId(),
         compatRequest: options.compatRequest ?? null,
+        // With the job's row, before the job can end: its end's delivery is made from it (the outbox fan-out).
+        callback: options.callback
+          ? {
+              ...options.callback,
+              ...(options.callback.api === 'deepgram' ? { audioSha256: upload.sha256 } : {}),
+            }
+          : null,
       }),
     );
   }

@@ -51,12 +51,12 @@ export interface UploadRoute<Asked> {
   isRetry(request: Request): boolean;
   /**
    * The form's text fields (and the audio's URL when the request names one): the job's options and what the
-   * route answers from. Throws to refuse them.
+   * route answers from. Throws (or rejects) to refuse them.
    */
   readFields(
     fields: Record<string, string>,
     audioUrl: string | null,
-  ): { options: UploadOptions; asked: Asked };
+  ): { options: UploadOptions; asked: Asked } | Promise<{ options: UploadOptions; asked: Asked }>;
   /** Throws to refuse the audio's duration (stated by the container, or measured). */
   checkDuration(durationSeconds: number): void;
   /**
@@ -151,7 +151,7 @@ export class TranscriptionUploadService {
     const fingerprint = uploadFingerprint(route.name, body, source);
     const earlier = await key.earlierAnswer(fingerprint, route.keylessRepeat);
     // Fields are read before a URL is fetched, so a bad model or language costs no download.
-    const { options, asked } = route.readFields(body.fields, body.audioUrl);
+    const { options, asked } = await route.readFields(body.fields, body.audioUrl);
     const started = earlier
       ? { reply: earlier, audioSha256: source.kind === 'file' ? source.file.sha256 : null }
       : await this.startJob(principal, route, key, fingerprint, source, options, files);

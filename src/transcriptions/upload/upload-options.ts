@@ -5,7 +5,7 @@ import type { ModelTier } from '../../common/model-tier-catalogue';
 import type { SpeakerHints } from '../../engine/engine.types';
 import { LANGUAGE_CODES } from '../../languages/languages';
 import { MAX_VOCABULARY_WORD_LENGTH } from '../../vocabularies/vocabulary-word';
-import { type CompatRequest, MODEL_TIERS } from '../transcription.entity';
+import { type CompatRequest, type JobCallback, MODEL_TIERS } from '../transcription.entity';
 import {
   parseBoolean,
   parseTextOptions,
@@ -30,6 +30,8 @@ export interface UploadOptions {
   multichannel: boolean;
   /** Set by a compatible API's route: kept on the job (Transcription.compatRequest). */
   compatRequest?: CompatRequest;
+  /** Set by a compatible API's route: the per-job callback, checked and sealed (JobCallbacks.prepare). */
+  callback?: JobCallback;
 }
 
 export const MAX_VOCABULARY_WORDS = 500;
