@@ -30,7 +30,9 @@ export class TiersService {
         ...this.tiers.summary(tier),
         available: await this.available(tier),
         // Billing switched off charges nothing (costs and estimates are 0), so the price shown is 0 too.
-        pricePerMinute: this.billing.BILLING_ENABLED ? microToEur(pricePerMinuteMicro(this.billing, tier)) : 0,
+        pricePerMinute: this.billing.BILLING_ENABLED
+          ? microToEur(pricePerMinuteMicro(this.billing, tier))
+          : 0,
       })),
     );
   }
