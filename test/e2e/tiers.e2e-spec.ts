@@ -239,18 +239,24 @@ describe('Engine tiers', () => {
       expect(resolution.tiers.standard).toMatchObject({ recognizer: 'pocketsphinx', languages: ['en'] });
     });
 
-    it('engine:tiers --table prints one short line per tier for people (the quick start shows it)', async () => {
+    it('engine:tiers --table prints one short row per tier for people: engine, model, status (the quick start shows it)', async () => {
       const { code, stdout } = await runNode('cli.js', ['engine:tiers', '--table'], env());
       expect(code).toBe(0);
       const lines = stdout.trim().split('\n');
-      expect(lines[0].split(/\s+/)).toEqual(['tier', 'recogniser', 'model', 'diarizer', 'languages']);
+      expect(lines[0].split(/\s+/)).toEqual(['tier', 'engine', 'model', 'languages', 'diarizer', 'status']);
       expect(lines.find((line) => line.startsWith('premium '))).toMatch(
-        /^premium\s+whisper-cpp\s+\S+\s+classical\s+all \(99\)$/,
+        new RegExp(
+          `^premium\\s+whisper\\.cpp\\s+${basename(syntheticWhisperModel()).replace(/\./g, '\\.')}\\s+all 99\\s+classical\\s+ready$`,
+        ),
       );
       expect(lines.find((line) => line.startsWith('standard '))).toMatch(
-        /^standard\s+pocketsphinx\s+en-us \(PocketSphinx\)\s+\S+\s+en$/,
+        /^standard\s+PocketSphinx\s+en-us\s+en\s+classical\s+ready$/,
       );
-      // Before: one JSON line of about 1,600 characters. Now a short line per tier, then why a tier fell back.
+      // The tiers that run the very same engine and model are named: they give the same text.
+      expect(lines[4]).toBe(
+        'premium_jade runs the same PocketSphinx en-us as standard: the same text, at its own price',
+      );
+      // Before: one JSON line of about 1,600 characters. Now a short row per tier, then why a tier fell back.
       for (const line of lines.slice(0, 4)) expect(line.length).toBeLessThan(100);
     });
   });
