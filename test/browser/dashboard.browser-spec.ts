@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { verifyWebhook } from '../../clients/typescript/src';
-import { Dashboard, signInAt as signInDashboard, startDashboard } from './browser-harness';
+import {
+  Dashboard,
+  expectNoHorizontalOverflow,
+  signInAt as signInDashboard,
+  startDashboard,
+} from './browser-harness';
 
 const run = promisify(execFile);
 
@@ -392,6 +397,10 @@ describe('Dashboard in Chromium', () => {
       'standard and premium_jade run the same PocketSphinx en-us: the same text as premium',
     );
     await model.selectOption('standard');
+    // The field and its note fit a phone's width too.
+    await page.setViewportSize({ width: 360, height: 800 });
+    await expectNoHorizontalOverflow(page, 360);
+    await page.setViewportSize({ width: 1280, height: 800 });
     // First a clip with no speech, so its job is queued first: it fails, and the next test reads why
     await page.getByLabel('Audio or video file').setInputFiles(SILENCE);
     await page.getByRole('button', { name: 'Upload and transcribe' }).click();
