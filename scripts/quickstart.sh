@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One command on a fresh Debian machine: installs what is missing (Node 24 too, when the machine's node is
 # older), builds, migrates, pulls the default whisper.cpp model when its source is reachable, prints which
-# recogniser and diarizer serve each tier, creates a demo workspace, prints its API key and password last (in a
+# engine and model serve each tier (in the frame too), creates a demo workspace, prints its API key and password last (in a
 # frame, again once the service is up) and runs the service (API + worker) on PORT (default: .env's, else 3000).
 # The service and the CLI read .env themselves; a variable set on the command line wins over it
 # (`PORT=3300 bash scripts/quickstart.sh`).
@@ -30,8 +30,9 @@ pull_default_model_and_show_tiers() {
     echo "whisper.cpp model not pulled ($reason): tiers stay on PocketSphinx"
   fi
   rm -f "$err"
-  echo "Recogniser and diarizer per tier (node dist/cli.js engine:tiers --table):"
-  node dist/cli.js engine:tiers --table
+  echo "Engine and model per tier (node dist/cli.js engine:tiers --table):"
+  tiers_table=$(node dist/cli.js engine:tiers --table)
+  printf '%s\n' "$tiers_table"
 }
 
 if [ "${1:-}" = "--models-only" ]; then
@@ -71,6 +72,10 @@ if [ -n "${NODE_24_FROM_TOOLS:-}" ]; then
 "
 fi
 
+# The frame shows the tier table's rows (not its "why:" notes, printed above once): which engine and model
+# answer each `model` an upload names.
+tiers_rows=$(printf '%s\n' "$tiers_table" | sed '/^why:/,$d' | sed 's/^/    /')
+
 credentials() {
   cat <<MSG
 +------------------------------------------------------------------------------------------------------+
@@ -78,6 +83,9 @@ credentials() {
   API key:        $api_key   (named "Quick start" in the dashboard)
   Dashboard:      http://127.0.0.1:$port/app   sign in as demo@example.com / $password
   API reference:  http://127.0.0.1:$port/docs   Contract: http://127.0.0.1:$port/openapi.json
+
+  Tiers (an upload's model; GET /v1/tiers and the dashboard's Model field say the same):
+$tiers_rows
 
   Try it (the README's snippets read these variables):
 ${node_path_line}    export KEY=$api_key STT_API_KEY=$api_key STT_BASE_URL=http://127.0.0.1:$port

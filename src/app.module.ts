@@ -18,6 +18,7 @@ import { StorageModule } from './storage/storage.module';
 import { RetentionModule } from './transcriptions/retention/retention.module';
 import { TranscriptionsModule } from './transcriptions/transcriptions.module';
 import { LanguagesModule } from './languages/languages.module';
+import { TiersModule } from './tiers/tiers.module';
 import { MembersModule } from './auth/members/members.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OpenAiCompatModule } from './openai-compat/openai-compat.module';
@@ -52,6 +53,7 @@ export class AppModule {
         MembersModule,
         HealthModule,
         LanguagesModule,
+        TiersModule,
         AccountModule,
         BillingModule,
         VocabulariesModule,

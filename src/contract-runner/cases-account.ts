@@ -19,6 +19,24 @@ export async function systemAndAccountCases(run: RunContext, state: RunState): P
     s.check(Array.isArray(data) && data.length === 99, `$.data: expected 99 languages, got ${data?.length}`);
   });
 
+  await run.case(
+    'listTiers',
+    'names the engine and model of each of the three tiers (an API key)',
+    async (s) => {
+      const answer = await s.call('listTiers', { credential: s.credential('key') });
+      s.expect(answer, 200);
+      const data =
+        (answer.body as { data?: Array<{ tier?: string; engine?: string; model?: string }> }).data ?? [];
+      const tiers = data.map((item) => item.tier).join(',');
+      s.check(
+        tiers === 'standard,premium,premium_jade',
+        `$.data: expected the three tiers in order, got ${tiers}`,
+      );
+      for (const [index, item] of data.entries()) {
+        s.check(Boolean(item.engine && item.model), `$.data[${index}]: no engine or model`);
+      }
+    },
+  );
   await run.case('getBalance', 'reads the balance of the key’s workspace', async (s) => {
     const answer = await s.call('getBalance', { credential: s.credential('key') });
     s.expect(answer, 200);

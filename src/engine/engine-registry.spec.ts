@@ -12,6 +12,8 @@ const stub = (kind: string, extra: Partial<RecognizerDescriptor> = {}): Recogniz
     throw new Error('not built in this test');
   },
   checkReadiness: async () => ({}),
+  engineName: kind,
+  model: () => ({ name: kind }),
   ...extra,
 });
 

@@ -6,7 +6,7 @@ import {
   type HealthIndicatorFunction,
 } from '@nestjs/terminus';
 import type Redis from 'ioredis';
-import { MODEL_TIERS, type ModelTier } from '../common/model-tier-catalogue';
+import { MODEL_TIERS } from '../common/model-tier-catalogue';
 import { ShutdownCoordinator } from '../common/lifecycle/shutdown-coordinator';
 import { ProblemException } from '../common/problem/problem.exception';
 import { InjectRedis } from '../common/redis/redis.module';
@@ -71,20 +71,11 @@ export class ReadinessService {
         (tier) => () =>
           this.indicators
             .check(`recognizer_${tier}`)
-            .attempt(() => this.checkRecognizer(tier))
+            .attempt(() => this.tiers.checkRecognizer(tier))
             .withTimeout(CHECK_TIMEOUT_MS)
             .cacheFor(RECOGNIZER_CACHE_MS),
       ),
     ];
-  }
-
-  /**
-   * Whether a tier's recogniser could start now, from its files alone (no recognition is run); its descriptor
-   * says what to check. Resolves with what was checked; rejects naming the missing part.
-   */
-  private checkRecognizer(tier: ModelTier): Promise<Record<string, string>> {
-    const { recognizer, recognizerChoice } = this.tiers.get(tier);
-    return this.tiers.registry.recognizer(recognizer).checkReadiness(recognizerChoice.settings);
   }
 
   private notReady(checks: Record<string, ReadinessCheck>): ProblemException {

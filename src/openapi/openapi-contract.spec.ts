@@ -28,6 +28,7 @@ const EXPECTED_ROUTES = [
   ['GET', '/v1/health', 'getHealth'],
   ['GET', '/v1/health/ready', 'getReadiness'],
   ['GET', '/v1/languages', 'listLanguages'],
+  ['GET', '/v1/tiers', 'listTiers'],
   ['GET', '/v1/account/balance', 'getBalance'],
   ['GET', '/v1/account/usage', 'getUsage'],
   ['GET', '/v1/account/profile', 'getProfile'],

@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { verifyWebhook } from '../../clients/typescript/src';
-import { Dashboard, signInAt as signInDashboard, startDashboard } from './browser-harness';
+import {
+  Dashboard,
+  expectNoHorizontalOverflow,
+  signInAt as signInDashboard,
+  startDashboard,
+} from './browser-harness';
 
 const run = promisify(execFile);
 
@@ -376,6 +381,26 @@ describe('Dashboard in Chromium', () => {
     expect(await keyRow.textContent()).not.toContain('expires never');
 
     await page.getByRole('link', { name: 'Transcriptions' }).click();
+    // The Model field names the engine and model serving each tier here (GET /v1/tiers): with no Whisper model
+    // installed, PocketSphinx on all three, and the note under it says the premium tiers give the same text.
+    const model = page.getByLabel('Model', { exact: true });
+    await page.getByTestId('tier-engine').waitFor();
+    expect(await model.locator('option').allTextContents()).toEqual([
+      'standard — PocketSphinx en-us',
+      'premium — PocketSphinx en-us',
+      'premium_jade — PocketSphinx en-us',
+    ]);
+    await model.selectOption('premium');
+    const engineNote = (await page.getByTestId('tier-engine').textContent()) ?? '';
+    expect(engineNote).toContain('Runs PocketSphinx (model en-us) · English only');
+    expect(engineNote).toContain(
+      'standard and premium_jade run the same PocketSphinx en-us: the same text as premium',
+    );
+    await model.selectOption('standard');
+    // The field and its note fit a phone's width too.
+    await page.setViewportSize({ width: 360, height: 800 });
+    await expectNoHorizontalOverflow(page, 360);
+    await page.setViewportSize({ width: 1280, height: 800 });
     // First a clip with no speech, so its job is queued first: it fails, and the next test reads why
     await page.getByLabel('Audio or video file').setInputFiles(SILENCE);
     await page.getByRole('button', { name: 'Upload and transcribe' }).click();

@@ -43,6 +43,15 @@ describe('Billing disabled (BILLING_ENABLED=false)', () => {
     };
   }
 
+  it('GET /v1/tiers shows every tier at 0 EUR a minute (nothing is charged)', async () => {
+    const { apiKey } = await t.createWorkspace({ name: 'Self-hosted, tiers' });
+    const tiers = await t.http().get('/v1/tiers').set(bearer(apiKey));
+    expectMatchesSpec(tiers, 'listTiers');
+    expect((tiers.body.data as Array<{ pricePerMinute: number }>).map((tier) => tier.pricePerMinute)).toEqual(
+      [0, 0, 0],
+    );
+  });
+
   it('transcribes for a workspace with no balance and no free transcription: cost 0, nothing charged, usage counted', async () => {
     // Billing on, this workspace is refused 402 before its body is read; with a balance exactly at the
     // low-balance threshold, any charge would also fire balance.low.

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { eventually } from '../support/eventually';
 import { syntheticWhisperModel } from '../support/whisper-cpp/synthetic-whisper-model';
 import { expectMatchesSpec } from '../support/openapi-contract';
 import { testAudio } from '../support/shared-paths';
@@ -116,6 +117,47 @@ describe('Engine tiers', () => {
       expect((await upload(t, apiKey, CLIP(), { language: 'auto' })).status).toBe(202);
     });
 
+    it('GET /v1/tiers says every tier runs PocketSphinx here, with its model, languages, availability and price', async () => {
+      const response = await t.http().get('/v1/tiers').set(bearer(apiKey));
+      expect(response.status).toBe(200);
+      expectMatchesSpec(response, 'listTiers');
+      const pocketsphinx = {
+        engine: 'pocketsphinx',
+        engineName: 'PocketSphinx',
+        model: 'en-us',
+        modelsByLanguage: {},
+        languages: ['en'],
+        streaming: true,
+        diarizer: 'classical',
+        available: true,
+      };
+      expect(response.body.data).toEqual([
+        { tier: 'standard', ...pocketsphinx, pricePerMinute: 0.003 },
+        { tier: 'premium', ...pocketsphinx, pricePerMinute: 0.0045 },
+        { tier: 'premium_jade', ...pocketsphinx, pricePerMinute: 0.006 },
+      ]);
+    });
+
+    it('GET /v1/tiers needs a credential, and any one of the workspace will do (a key of any one scope)', async () => {
+      const anonymous = await t.http().get('/v1/tiers');
+      expect(anonymous.status).toBe(401);
+      expectMatchesSpec(anonymous, 'listTiers');
+      const { userId } = await t.createWorkspace({ name: 'Tiers scopes' });
+      for (const scope of ['webhooks', 'transcriptions:write']) {
+        const created = await t
+          .http()
+          .post('/v1/api-keys')
+          .set(bearer(t.issueToken(userId)))
+          .send({ name: scope, scopes: [scope] });
+        expect(created.status).toBe(201);
+        const answer = await t
+          .http()
+          .get('/v1/tiers')
+          .set(bearer(created.body.data.key as string));
+        expect({ scope, status: answer.status }).toEqual({ scope, status: 200 });
+      }
+    });
+
     it('still lists the 99 languages of the contract', async () => {
       const response = await t.http().get('/v1/languages');
       expectMatchesSpec(response, 'listLanguages');
@@ -131,17 +173,55 @@ describe('Engine tiers', () => {
       WHISPER_CPP_MODEL_PREMIUM: syntheticWhisperModel(),
       WHISPER_CPP_BIN_DIR,
     });
+    // The service's own copy of the model: a test removes it under the running service.
+    let premiumModel: string;
     beforeAll(async () => {
-      t = await startTestApp({ ROLE: 'api', ...env() });
+      const folder = mkdtempSync(join(tmpdir(), 'tiers-e2e-premium-'));
+      premiumModel = join(folder, basename(syntheticWhisperModel()));
+      copyFileSync(syntheticWhisperModel(), premiumModel);
+      t = await startTestApp({ ROLE: 'api', ...env(), WHISPER_CPP_MODEL_PREMIUM: premiumModel });
       ({ apiKey } = await t.createWorkspace({ name: 'Tiers whisper', balanceEur: 1, freeTranscriptions: 0 }));
     });
-    afterAll(() => t.close());
+    afterAll(async () => {
+      await t.close();
+      rmSync(dirname(premiumModel), { recursive: true, force: true });
+    });
 
     it('accepts German on premium; the other tiers stay English only', async () => {
       const accepted = await upload(t, apiKey, CLIP(), { language: 'de', model: 'premium' });
       expect(accepted.status).toBe(202);
       expect(accepted.body.data.model).toBe('premium');
       expect((await upload(t, apiKey, CLIP(), { language: 'de' })).status).toBe(422);
+    });
+
+    it('GET /v1/tiers names whisper.cpp and its model on premium (no path), and sees the model file go', async () => {
+      const response = await t.http().get('/v1/tiers').set(bearer(apiKey));
+      expectMatchesSpec(response, 'listTiers');
+      const [standard, premium] = response.body.data as Array<Record<string, unknown>>;
+      expect(standard).toMatchObject({ engine: 'pocketsphinx', available: true });
+      expect(premium).toMatchObject({
+        tier: 'premium',
+        engine: 'whisper-cpp',
+        engineName: 'whisper.cpp',
+        model: basename(premiumModel),
+        streaming: false,
+        available: true,
+      });
+      expect(premium.languages).toHaveLength(99);
+      expect(JSON.stringify(response.body)).not.toContain(dirname(premiumModel));
+
+      // The model file removed under a running service: the tier is reported unavailable (as by readiness).
+      rmSync(premiumModel);
+      await eventually(
+        'premium reported unavailable',
+        async () => {
+          const again = await t.http().get('/v1/tiers').set(bearer(apiKey));
+          return (again.body.data as Array<{ tier: string; available: boolean }>).find(
+            (tier) => tier.tier === 'premium' && !tier.available,
+          );
+        },
+        20_000,
+      );
     });
 
     it('engine:tiers prints the resolution as one JSON line', async () => {
@@ -159,18 +239,24 @@ describe('Engine tiers', () => {
       expect(resolution.tiers.standard).toMatchObject({ recognizer: 'pocketsphinx', languages: ['en'] });
     });
 
-    it('engine:tiers --table prints one short line per tier for people (the quick start shows it)', async () => {
+    it('engine:tiers --table prints one short row per tier for people: engine, model, status (the quick start shows it)', async () => {
       const { code, stdout } = await runNode('cli.js', ['engine:tiers', '--table'], env());
       expect(code).toBe(0);
       const lines = stdout.trim().split('\n');
-      expect(lines[0].split(/\s+/)).toEqual(['tier', 'recogniser', 'model', 'diarizer', 'languages']);
+      expect(lines[0].split(/\s+/)).toEqual(['tier', 'engine', 'model', 'languages', 'diarizer', 'status']);
       expect(lines.find((line) => line.startsWith('premium '))).toMatch(
-        /^premium\s+whisper-cpp\s+\S+\s+classical\s+all \(99\)$/,
+        new RegExp(
+          `^premium\\s+whisper\\.cpp\\s+${basename(syntheticWhisperModel()).replace(/\./g, '\\.')}\\s+all 99\\s+classical\\s+ready$`,
+        ),
       );
       expect(lines.find((line) => line.startsWith('standard '))).toMatch(
-        /^standard\s+pocketsphinx\s+en-us \(PocketSphinx\)\s+\S+\s+en$/,
+        /^standard\s+PocketSphinx\s+en-us\s+en\s+classical\s+ready$/,
       );
-      // Before: one JSON line of about 1,600 characters. Now a short line per tier, then why a tier fell back.
+      // The tiers that run the very same engine and model are named: they give the same text.
+      expect(lines[4]).toBe(
+        'premium_jade runs the same PocketSphinx en-us as standard: the same text, at its own price',
+      );
+      // Before: one JSON line of about 1,600 characters. Now a short row per tier, then why a tier fell back.
       for (const line of lines.slice(0, 4)) expect(line.length).toBeLessThan(100);
     });
   });

@@ -79,6 +79,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which engine and model serve each tier here
+         * @description Extension. The three model tiers (`model` of an upload) as this deployment runs them: the recogniser
+         *     (`engine`) and its `model`, the languages it serves, whether realtime sessions may use it, the diarizer,
+         *     whether its recogniser's files are in place now (`available`) and its price. What runs a tier is
+         *     decided when the service starts, from its configuration and the models installed
+         *     (`ENGINE_RECOGNIZER_<TIER>`, `models:pull`; docs/guides/operators.md): a fresh machine without a
+         *     Whisper model runs PocketSphinx (English only) on every tier, so `premium` and `premium_jade` then
+         *     transcribe exactly as `standard` does. Any credential of the workspace may read it (every role and
+         *     every API-key scope); it names no server path and no remote address.
+         */
+        get: operations["listTiers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/login": {
         parameters: {
             query?: never;
@@ -2867,6 +2894,52 @@ export interface components {
              */
             name: string;
         };
+        TierList: {
+            data: components["schemas"]["Tier"][];
+        };
+        /** @description Extension. What serves one model tier on this deployment (`listTiers`). */
+        Tier: {
+            tier: components["schemas"]["ModelTier"];
+            /**
+             * @description The recogniser: `pocketsphinx` (English only, every tier's default until a Whisper model is installed),
+             *     `whisper-cpp` (the 99 languages), `openai-compatible` (a remote server the operator named) or an engine
+             *     the operator registered.
+             */
+            engine: string;
+            /** @description The recogniser's name for people, e.g. `PocketSphinx`, `whisper.cpp`. */
+            engineName: string;
+            /**
+             * @description The recogniser's model: PocketSphinx's acoustic model (`en-us`), a Whisper model by its catalogue name
+             *     (`base`, `large-v3-turbo-q5_0`; an operator's own file by its file name), or the model asked of a remote
+             *     server. Never a server path.
+             */
+            model: string;
+            /**
+             * @description Models that take over for audio in some languages, keyed by language code (the premium tiers' German
+             *     fine-tune: `{"de": "large-v3-turbo-german-q5_0"}`); empty when one model serves every language.
+             */
+            modelsByLanguage: {
+                [key: string]: string;
+            };
+            /**
+             * @description The `language` codes an upload to this tier may ask for besides `auto` (sorted; all 99 of
+             *     `listLanguages` for Whisper); another is 422 `validation` on `language`.
+             */
+            languages: components["schemas"]["LanguageCode"][];
+            /** @description Whether realtime sessions (`/v1/realtime`) may use the tier (its recogniser decodes audio as it arrives). */
+            streaming: boolean;
+            /** @description The speaker diarizer, `classical` or `sherpa-onnx`. */
+            diarizer: string;
+            /**
+             * @description Whether the recogniser's files (model, binary) are in place now, as the readiness probe checks them
+             *     (`recognizer_<tier>` of `getReadiness`; checked at most every 5 seconds). A remote engine is not probed
+             *     and counts as available. An upload to an unavailable tier is still taken and fails if the files are
+             *     still missing when it runs.
+             */
+            available: boolean;
+            /** @description EUR per audio minute (`ModelTier`'s prices unless the operator set others); 0 when billing is switched off (`BILLING_ENABLED=false`). */
+            pricePerMinute: number;
+        };
         LanguageList: {
             data: components["schemas"]["Language"][];
             /**
@@ -4573,6 +4646,85 @@ export interface operations {
                     "application/json": components["schemas"]["LanguageList"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTiers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tiers, in the order of `ModelTier`. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "tier": "standard",
+                     *           "engine": "whisper-cpp",
+                     *           "engineName": "whisper.cpp",
+                     *           "model": "base",
+                     *           "modelsByLanguage": {},
+                     *           "languages": [
+                     *             "af",
+                     *             "am",
+                     *             "ar"
+                     *           ],
+                     *           "streaming": false,
+                     *           "diarizer": "classical",
+                     *           "available": true,
+                     *           "pricePerMinute": 0.003
+                     *         },
+                     *         {
+                     *           "tier": "premium",
+                     *           "engine": "pocketsphinx",
+                     *           "engineName": "PocketSphinx",
+                     *           "model": "en-us",
+                     *           "modelsByLanguage": {},
+                     *           "languages": [
+                     *             "en"
+                     *           ],
+                     *           "streaming": true,
+                     *           "diarizer": "classical",
+                     *           "available": true,
+                     *           "pricePerMinute": 0.0045
+                     *         },
+                     *         {
+                     *           "tier": "premium_jade",
+                     *           "engine": "pocketsphinx",
+                     *           "engineName": "PocketSphinx",
+                     *           "model": "en-us",
+                     *           "modelsByLanguage": {},
+                     *           "languages": [
+                     *             "en"
+                     *           ],
+                     *           "streaming": true,
+                     *           "diarizer": "classical",
+                     *           "available": true,
+                     *           "pricePerMinute": 0.006
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TierList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["Internal"];

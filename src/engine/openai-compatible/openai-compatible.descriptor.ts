@@ -9,6 +9,10 @@ export const openAiCompatibleRecognizer: RecognizerDescriptor<OpenAiCompatibleRe
   configSlice: OpenAiSttConfig,
   streamsLive: false,
   spellsNumbersOut: false,
+  engineName: 'OpenAI-compatible server',
+
+  // The model name the remote server is asked for (OPENAI_STT_MODEL); its address is not shown.
+  model: ({ model }) => ({ name: model }),
 
   resolve({ config, variable }) {
     const { OPENAI_STT_BASE_URL, OPENAI_STT_API_KEY, OPENAI_STT_MODEL, OPENAI_STT_TIMEOUT_MS } =

@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { defaultPocketSphinxSettings, type PocketSphinxSettings } from '../engine-settings';
 import type { RecognizerDescriptor } from '../registry/engine-descriptor';
 import { ENGLISH_ONLY, readable } from '../registry/engine-checks';
@@ -9,6 +10,10 @@ export const pocketsphinxRecognizer: RecognizerDescriptor<PocketSphinxSettings> 
   autoRank: 100,
   streamsLive: true,
   spellsNumbersOut: true,
+  engineName: 'PocketSphinx',
+
+  // Debian's pocketsphinx-en-us acoustic model (its folder's name, `en-us`).
+  model: ({ acousticModelPath }) => ({ name: basename(acousticModelPath) }),
 
   resolve: () => ({ outcome: 'resolved', settings: defaultPocketSphinxSettings() }),
 

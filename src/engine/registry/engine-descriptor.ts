@@ -110,6 +110,13 @@ export interface RecognizerDescriptor<Settings = unknown>
   streamsLive: boolean;
   /** Whether it could start now, without recognising anything; resolves with what was checked. */
   checkReadiness(settings: Settings): Promise<Record<string, string>>;
+  /** The engine's name for people (GET /v1/tiers, `engine:tiers --table`, the dashboard): "whisper.cpp". */
+  engineName: string;
+  /**
+   * The model it runs with these settings, as people know it (a catalogue name such as `base`, not a server
+   * path); `byLanguage` names the models that take over for some languages (premium's German fine-tune).
+   */
+  model(settings: Settings): { name: string; byLanguage?: Record<string, string> };
 }
 
 export type DiarizerDescriptor<Settings = unknown> = EngineDescriptor<Settings> & DiarizerFactory<Settings>;

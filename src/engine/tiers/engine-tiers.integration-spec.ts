@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type Configuration, ConfigValidationError, loadConfiguration } from '../../config/configuration';
+import { MODEL_TIERS } from '../../common/model-tier-catalogue';
 import { ENGINE_REGISTRY } from '../engine-registry';
 import { ModelsConfig } from '../models/models.config';
 import { LANGUAGE_CODES } from '../../languages/languages';
@@ -224,6 +225,47 @@ describe('resolveEngineTiers', () => {
     );
     expect(tiers.describe('premium').recognizer).toBe('openai-compatible');
     for (const code of LANGUAGE_CODES) expect(tiers.serves('premium', code)).toBe(true);
+    // The model asked of the remote server is shown; its address (and key) are not.
+    expect(tiers.summary('premium')).toMatchObject({ engine: 'openai-compatible', model: 'whisper-1' });
+    expect(JSON.stringify(tiers.summary('premium'))).not.toContain('127.0.0.1');
+  });
+
+  it('summarises each tier for people and clients: engine and model by name, never a server path', async () => {
+    const nothing = resolveEngineTiers(config());
+    expect(nothing.summary('premium')).toEqual({
+      tier: 'premium',
+      engine: 'pocketsphinx',
+      engineName: 'PocketSphinx',
+      model: 'en-us',
+      modelsByLanguage: {},
+      languages: ['en'],
+      streaming: true,
+      diarizer: 'classical',
+    });
+    await expect(nothing.checkRecognizer('premium')).resolves.toEqual({ recognizer: 'pocketsphinx' });
+
+    install('base');
+    install('large-v3-turbo-q5_0');
+    install('large-v3-turbo-german-q5_0');
+    const installed = resolveEngineTiers(config({ WHISPER_CPP_MODEL_PREMIUM_JADE: SYNTHETIC_MODEL }));
+    expect(installed.summary('standard')).toMatchObject({
+      engine: 'whisper-cpp',
+      engineName: 'whisper.cpp',
+      model: 'base',
+      modelsByLanguage: {},
+      streaming: false,
+    });
+    expect(installed.summary('standard').languages).toEqual([...LANGUAGE_CODES].sort());
+    expect(installed.summary('premium')).toMatchObject({
+      model: 'large-v3-turbo-q5_0',
+      modelsByLanguage: { de: 'large-v3-turbo-german-q5_0' },
+    });
+    // An operator's own file outside the catalogue is named by its file name, not its folder.
+    expect(installed.summary('premium_jade').model).toBe(path.basename(SYNTHETIC_MODEL));
+    expect(JSON.stringify(MODEL_TIERS.map((tier) => installed.summary(tier)))).not.toContain(modelsDir);
+    expect(JSON.stringify(MODEL_TIERS.map((tier) => installed.summary(tier)))).not.toContain(
+      path.dirname(SYNTHETIC_MODEL),
+    );
   });
 
   it('serialises for engine:tiers with languages as arrays', () => {

@@ -2,6 +2,7 @@ import { MODEL_TIERS, type ModelTier } from '../../common/model-tier-catalogue';
 import { ConfigValidationError } from '../../config/configuration';
 import { ModelsConfig } from '../models/models.config';
 import { LANGUAGES } from '../../languages/languages';
+import type { Schema } from '../../openapi/contract-types';
 import { EngineConfig, TIER_ENGINE_VARIABLES } from '../engine.config';
 import type {
   DiarizerDescriptor,
@@ -50,6 +51,24 @@ export interface TierDescription {
   [field: string]: unknown;
 }
 
+/** What serves a tier, for people and clients (GET /v1/tiers, `engine:tiers --table`): no server paths. */
+export interface TierSummary {
+  tier: ModelTier;
+  /** The recogniser's kind (`pocketsphinx`, `whisper-cpp`, `openai-compatible`, a plug-in's). */
+  engine: RecognizerKind;
+  /** Its name for people ("PocketSphinx", "whisper.cpp"). */
+  engineName: string;
+  /** The model's name (`en-us`, `base`, `large-v3-turbo-q5_0`, the remote model). */
+  model: string;
+  /** Models that take over for some languages (`{ de: 'large-v3-turbo-german-q5_0' }`); empty for most. */
+  modelsByLanguage: Record<string, string>;
+  /** The request languages it serves besides `auto`, sorted: all 99 codes of GET /v1/languages for Whisper. */
+  languages: Array<Schema<'LanguageCode'>>;
+  /** Whether realtime sessions may use the tier. */
+  streaming: boolean;
+  diarizer: DiarizerKind;
+}
+
 /** The resolution of every tier; a Nest provider (EngineModule) so the API and the worker share one. */
 export class EngineTiers {
   constructor(
@@ -81,6 +100,36 @@ export class EngineTiers {
   /** Whether the tier's recogniser decodes audio as it arrives (realtime sessions take only such tiers). */
   streamsLive(tier: ModelTier): boolean {
     return this.registry.recognizer(this.tiers[tier].recognizer).streamsLive;
+  }
+
+  /** Which engine and model serve the tier, without paths (GET /v1/tiers and `engine:tiers --table` show it). */
+  summary(tier: ModelTier): TierSummary {
+    const resolved = this.tiers[tier];
+    const recognizer = this.registry.recognizer(resolved.recognizer);
+    const model = recognizer.model(resolved.recognizerChoice.settings);
+    return {
+      tier,
+      engine: resolved.recognizer,
+      engineName: recognizer.engineName,
+      model: model.name,
+      modelsByLanguage: model.byLanguage ?? {},
+      // A code outside the 99 (an engine's own) is left out: an upload could not ask for it anyway.
+      languages: LANGUAGES.map(({ code }) => code)
+        .filter((code) => resolved.languages === 'all' || resolved.languages.has(code))
+        .sort(),
+      streaming: recognizer.streamsLive,
+      diarizer: resolved.diarizer,
+    };
+  }
+
+  /**
+   * Whether the tier's recogniser could start now, from its files alone (no recognition is run; its descriptor
+   * says what to check): resolves with what was checked, rejects naming the missing part. The readiness probe,
+   * GET /v1/tiers and `engine:tiers --table` ask this.
+   */
+  checkRecognizer(tier: ModelTier): Promise<Record<string, string>> {
+    const { recognizer, recognizerChoice } = this.tiers[tier];
+    return this.registry.recognizer(recognizer).checkReadiness(recognizerChoice.settings);
   }
 
   /** A tier as `engine:tiers` prints it (report fields of engines the tier does not run are null). */

@@ -70,6 +70,12 @@ export const whisperCppRecognizer: RecognizerDescriptor<WhisperCppTierSettings> 
   streamsLive: false,
   spellsNumbersOut: false,
   reportDefaults: { whisperModelPath: null, germanWhisperModelPath: null },
+  engineName: 'whisper.cpp',
+
+  model: ({ general, german }) => ({
+    name: whisperModelName(general.modelPath),
+    ...(german ? { byLanguage: { de: whisperModelName(german.modelPath) } } : {}),
+  }),
 
   resolve(context: ResolveContext): Resolution<WhisperCppTierSettings> {
     const { explicit, variable } = context;
@@ -167,6 +173,18 @@ function resolveGermanModel(context: ResolveContext): GermanModel {
   if (model.variable)
     return { path: null, notes: [], problems: [`${model.variable}=${model.value}: ${model.missing}`] };
   return { path: null, notes: [`German audio stays on the general model: ${model.missing}`], problems: [] };
+}
+
+/**
+ * The catalogue name of an installed model file (`ggml-base.bin` → `base`); a file of the operator's own outside
+ * the catalogue is named by its file name.
+ */
+export function whisperModelName(modelPath: string): string {
+  const file = path.basename(modelPath);
+  const entry = MODEL_CATALOGUE.find(
+    (candidate) => candidate.kind === 'whisper-ggml' && path.basename(candidate.fileName) === file,
+  );
+  return entry ? entry.name : file;
 }
 
 /** whisper.cpp's `.en` models (ggml-base.en.bin, ggml-tiny.en-q5_1.bin, …) know English only. */

@@ -8,6 +8,7 @@
  */
 import { IsOptional, IsString, Matches } from 'class-validator';
 import { accessSync, constants, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { Recognizer } from '../../../src/engine/engine.types';
 import type { RecognizerDescriptor, ResolveContext } from '../../../src/engine/registry/engine-descriptor';
 
@@ -56,6 +57,8 @@ export const tallyRecognizer: RecognizerDescriptor<TallySettings> = {
   streamsLive: false,
   spellsNumbersOut: false,
   reportDefaults: { tallyModelFile: null },
+  engineName: 'Tally (test engine)',
+  model: (settings) => ({ name: basename(settings.modelFile) }),
 
   resolve(context: ResolveContext) {
     const { TALLY_MODEL_FILE: file, TALLY_LANGUAGES } = context.config.get(TallyConfig);

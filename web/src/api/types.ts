@@ -28,6 +28,8 @@ export type Balance = Schemas['BalanceSnapshot'];
 export type Usage = Schemas['Usage'];
 export type UsageMonth = Schemas['UsageMonth'];
 export type AccountSettings = Schemas['AccountSettings'];
+export type Tier = Schemas['Tier'];
+export type TierList = Schemas['TierList'];
 
 export const EXPORT_FORMATS = [
   'txt',

@@ -1,9 +1,10 @@
 import { DragEvent, FormEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
-import { MODELS, TranscriptionPage, TranscriptionSummary, Vocabulary } from '../api/types';
+import { TranscriptionPage, TranscriptionSummary, Vocabulary } from '../api/types';
 import { UploadAnswer, uploadTranscription } from '../api/upload';
 import { useLiveProgress } from '../components/live-progress';
 import { RequestPanel } from '../components/request-panel';
 import { StatusBadge } from '../components/status-badge';
+import { TierPicker } from '../components/tier-picker';
 import {
   CursorPaging,
   firstPage,
@@ -136,14 +137,7 @@ function UploadForm({ onUploaded }: { onUploaded: () => void }) {
         />
       </div>
       <div className="grid">
-        <div className="field">
-          <label htmlFor={`${id}-model`}>Model</label>
-          <select id={`${id}-model`} name="model" defaultValue="standard">
-            {MODELS.map((model) => (
-              <option key={model}>{model}</option>
-            ))}
-          </select>
-        </div>
+        <TierPicker id={`${id}-model`} />
         <div className="field">
           <label htmlFor={`${id}-language`}>Language</label>
           <input id={`${id}-language`} name="language" defaultValue="auto" pattern="auto|[a-z]{2,3}" />
