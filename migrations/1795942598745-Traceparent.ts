@@ -1,6 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-
 /** Tracing (issue 34): the W3C trace context a job and an outbox event keep, so its later steps continue the upload's trace. */
 export class Traceparent1795942598745 implements MigrationInterface {
   name = 'Traceparent1795942598745';

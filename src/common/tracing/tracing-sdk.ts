@@ -5,7 +5,7 @@
  */
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import type { IncomingMessage } from 'node:http';
@@ -32,7 +32,8 @@ export function startTracing(environment: Record<string, string | undefined>): v
         startIncomingSpanHook: (request: IncomingMessage) =>
           (request.url ?? '').includes('?') ? { 'url.query': '[redacted]' } : {},
       }),
-      new ExpressInstrumentation(),
+      // Routes' handlers, not each of the dozen global middleware every request passes (a span apiece).
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
       // Statements without their values; only inside a trace (no span per poll of an idle worker).
       new PgInstrumentation({
         requireParentSpan: true,
