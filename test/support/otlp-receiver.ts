@@ -92,7 +92,8 @@ export class OtlpReceiver {
 
   private take(body: OtlpExport): void {
     for (const resourceSpans of body.resourceSpans ?? []) {
-      const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name'] ?? '');
+      const name = attributesOf(resourceSpans.resource?.attributes)['service.name'];
+      const service = typeof name === 'string' ? name : '';
       for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
         for (const span of scopeSpans.spans ?? []) {
           this.spans.push({

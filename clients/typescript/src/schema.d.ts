@@ -4381,6 +4381,13 @@ export interface components {
          *     the event.
          */
         WebhookRequestId: string;
+        /**
+         * @description W3C Trace Context: sent when the operator runs the service with tracing on (OpenTelemetry). Its trace id is
+         *     the trace of the job that caused the event (the upload's, which continues the upload's own `traceparent`
+         *     when the upload sent one), its parent id the delivery attempt's span: a receiver that traces can continue
+         *     the trace. Not signed; for correlation only. Absent while tracing is off.
+         */
+        WebhookTraceparent: string;
     };
     requestBodies: never;
     headers: {
@@ -7334,6 +7341,13 @@ export interface operations {
                  *     the event.
                  */
                 "X-Request-Id"?: components["parameters"]["WebhookRequestId"];
+                /**
+                 * @description W3C Trace Context: sent when the operator runs the service with tracing on (OpenTelemetry). Its trace id is
+                 *     the trace of the job that caused the event (the upload's, which continues the upload's own `traceparent`
+                 *     when the upload sent one), its parent id the delivery attempt's span: a receiver that traces can continue
+                 *     the trace. Not signed; for correlation only. Absent while tracing is off.
+                 */
+                traceparent?: components["parameters"]["WebhookTraceparent"];
             };
             path?: never;
             cookie?: never;
@@ -7370,6 +7384,13 @@ export interface operations {
                  *     the event.
                  */
                 "X-Request-Id"?: components["parameters"]["WebhookRequestId"];
+                /**
+                 * @description W3C Trace Context: sent when the operator runs the service with tracing on (OpenTelemetry). Its trace id is
+                 *     the trace of the job that caused the event (the upload's, which continues the upload's own `traceparent`
+                 *     when the upload sent one), its parent id the delivery attempt's span: a receiver that traces can continue
+                 *     the trace. Not signed; for correlation only. Absent while tracing is off.
+                 */
+                traceparent?: components["parameters"]["WebhookTraceparent"];
             };
             path?: never;
             cookie?: never;
@@ -7406,6 +7427,13 @@ export interface operations {
                  *     the event.
                  */
                 "X-Request-Id"?: components["parameters"]["WebhookRequestId"];
+                /**
+                 * @description W3C Trace Context: sent when the operator runs the service with tracing on (OpenTelemetry). Its trace id is
+                 *     the trace of the job that caused the event (the upload's, which continues the upload's own `traceparent`
+                 *     when the upload sent one), its parent id the delivery attempt's span: a receiver that traces can continue
+                 *     the trace. Not signed; for correlation only. Absent while tracing is off.
+                 */
+                traceparent?: components["parameters"]["WebhookTraceparent"];
             };
             path?: never;
             cookie?: never;
@@ -7442,6 +7470,13 @@ export interface operations {
                  *     the event.
                  */
                 "X-Request-Id"?: components["parameters"]["WebhookRequestId"];
+                /**
+                 * @description W3C Trace Context: sent when the operator runs the service with tracing on (OpenTelemetry). Its trace id is
+                 *     the trace of the job that caused the event (the upload's, which continues the upload's own `traceparent`
+                 *     when the upload sent one), its parent id the delivery attempt's span: a receiver that traces can continue
+                 *     the trace. Not signed; for correlation only. Absent while tracing is off.
+                 */
+                traceparent?: components["parameters"]["WebhookTraceparent"];
             };
             path?: never;
             cookie?: never;
