@@ -43,27 +43,34 @@ class WebhookReceiver {
   }
 }
 
-/** An API process and a worker process of one deployment (own Redis prefix), with `env` on both. */
+/**
+ * An API process and a worker process of one deployment (own Redis prefix), with `env` on both; each is put in
+ * `started` before it boots, so that it is stopped even when the boot fails.
+ */
 async function startDeployment(
   env: Record<string, string>,
+  started: ServiceProcess[],
 ): Promise<{ api: ServiceProcess; worker: ServiceProcess; url: string }> {
   const prefix = `stt-test-tracing-${randomUUID()}`;
   const port = await freePort();
-  const [api, worker] = await Promise.all([
-    new ServiceProcess({
-      ROLE: 'api',
-      PORT: String(port),
-      REDIS_PREFIX: prefix,
-      OTEL_SERVICE_NAME: 'stt-api',
-      ...env,
-    }).start(),
-    new ServiceProcess({
-      ROLE: 'worker',
-      REDIS_PREFIX: prefix,
-      OTEL_SERVICE_NAME: 'stt-worker',
-      ...env,
-    }).start(),
-  ]);
+  // One after the other: two boots at once on a busy 2-core machine can outlast the start-up wait.
+  const api = new ServiceProcess({
+    ROLE: 'api',
+    PORT: String(port),
+    REDIS_PREFIX: prefix,
+    OTEL_SERVICE_NAME: 'stt-api',
+    ...env,
+  });
+  started.push(api);
+  await api.start();
+  const worker = new ServiceProcess({
+    ROLE: 'worker',
+    REDIS_PREFIX: prefix,
+    OTEL_SERVICE_NAME: 'stt-worker',
+    ...env,
+  });
+  started.push(worker);
+  await worker.start();
   return { api, worker, url: `http://127.0.0.1:${port}` };
 }
 
@@ -120,6 +127,7 @@ describe('Tracing (OpenTelemetry, OTLP/HTTP)', () => {
   describe('on (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     const collector = new OtlpReceiver();
     const hooks = new WebhookReceiver();
+    const started: ServiceProcess[] = [];
     let deployment: Awaited<ReturnType<typeof startDeployment>>;
     const traceId = randomBytes(16).toString('hex');
     const incomingSpanId = randomBytes(8).toString('hex');
@@ -134,7 +142,7 @@ describe('Tracing (OpenTelemetry, OTLP/HTTP)', () => {
         // Spans leave in batches every 200 ms rather than every 5 s: the test waits less.
         OTEL_BSP_SCHEDULE_DELAY: '200',
       };
-      deployment = await startDeployment(otel);
+      deployment = await startDeployment(otel, started);
       job = await uploadAndWait(deployment.url, hooks, `00-${traceId}-${incomingSpanId}-01`);
       // Complete: the delivery's span is the last of the job's; every parent of the trace has arrived.
       spans = await eventually(
@@ -153,7 +161,7 @@ describe('Tracing (OpenTelemetry, OTLP/HTTP)', () => {
       if (process.env.STT_PRINT_TRACE) process.stderr.write(`\n${traceTree(spans)}\n`);
     });
     afterAll(async () => {
-      await Promise.all([deployment?.api.stop(), deployment?.worker.stop()]);
+      await Promise.all(started.map((service) => service.stop()));
       await Promise.all([collector.stop(), hooks.stop()]);
     });
 
@@ -227,12 +235,15 @@ describe('Tracing (OpenTelemetry, OTLP/HTTP)', () => {
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>);
-      const started = lines.find((line) =>
+      const startLine = lines.find((line) =>
         String(line.msg).includes(`Transcription ${job.id} attempt 1 started`),
       );
-      expect(started).toMatchObject({ trace_id: traceId, span_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
+      expect(startLine).toMatchObject({
+        trace_id: traceId,
+        span_id: expect.stringMatching(/^[0-9a-f]{16}$/),
+      });
       const spanIds = new Set(spans.map((span) => span.spanId));
-      expect(spanIds.has(started!.span_id as string)).toBe(true);
+      expect(spanIds.has(startLine!.span_id as string)).toBe(true);
     });
 
     it('spans carry no transcript text, no API key, no webhook secret', () => {
@@ -256,23 +267,27 @@ describe('Tracing (OpenTelemetry, OTLP/HTTP)', () => {
   describe('off (OTEL_SDK_DISABLED=true, even with an endpoint set)', () => {
     const collector = new OtlpReceiver();
     const hooks = new WebhookReceiver();
+    const started: ServiceProcess[] = [];
     let deployment: Awaited<ReturnType<typeof startDeployment>>;
     const traceId = randomBytes(16).toString('hex');
     let job: { id: string };
 
     beforeAll(async () => {
       await Promise.all([collector.start(), hooks.start()]);
-      deployment = await startDeployment({
-        OTEL_SDK_DISABLED: 'true',
-        OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_BSP_SCHEDULE_DELAY: '200',
-      });
+      deployment = await startDeployment(
+        {
+          OTEL_SDK_DISABLED: 'true',
+          OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_BSP_SCHEDULE_DELAY: '200',
+        },
+        started,
+      );
       job = await uploadAndWait(deployment.url, hooks, `00-${traceId}-${randomBytes(8).toString('hex')}-01`);
     });
     afterAll(async () => {
       // Stopped first: a process flushes what it buffered on the way out, which would reach the receiver.
-      await Promise.all([deployment?.api.stop(), deployment?.worker.stop()]);
+      await Promise.all(started.map((service) => service.stop()));
       await Promise.all([collector.stop(), hooks.stop()]);
     });
 
