@@ -1,3 +1,5 @@
+// First: tracing, when configured, must be started before the modules it instruments are loaded.
+import './common/tracing/preload';
 import { Logger } from '@nestjs/common';
 import { createHttpApp, createWorkerContext } from './bootstrap';
 import { ConfigValidationError } from './config/configuration';

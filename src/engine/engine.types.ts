@@ -111,6 +111,22 @@ export interface TranscribeResult {
 }
 
 /** Progress 0..100 of the whole pipeline, reported as the stages advance. */
+/**
+ * One recognised chunk, reported when done (the worker records it as a span of the job's trace): when its
+ * recognition ran (epoch milliseconds, this host's clock) and which stretch of the audio it was. No audio, no
+ * words: only their count.
+ */
+export interface ChunkTiming {
+  startedAt: number;
+  endedAt: number;
+  /** Where the chunk starts in the audio, and its length, in seconds. */
+  offsetSeconds: number;
+  durationSeconds: number;
+  /** The channel's index with `channels`; null for the file's mix. */
+  channel: number | null;
+  words: number;
+}
+
 export type ProgressCallback = (percent: number, stage: PipelineStage) => void;
 
 /** decode covers probing; recognition covers decoding, speech detection and recognition, which now overlap. */

@@ -11,6 +11,11 @@ export interface TranscriptionJobData {
    * added before the field existed have none.
    */
   requestId?: string | null;
+  /**
+   * The W3C trace context of the job's enqueueing (when the service traces): the worker's span continues the
+   * upload's trace. Optional like `requestId`.
+   */
+  traceparent?: string | null;
 }
 
 export interface WebhookDeliveryJobData {

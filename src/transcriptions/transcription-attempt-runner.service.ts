@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { TranscriptionBilling } from '../billing/transcription-billing.service';
-import { EngineError } from '../engine/engine.types';
+import { context } from '@opentelemetry/api';
+import { EngineError, type ChunkTiming } from '../engine/engine.types';
+import { inSpan, recordFinishedSpan } from '../common/tracing/trace-context';
 import { EngineRunner } from '../engine/runner/engine-runner';
 import { MetricsService } from '../metrics/metrics.service';
 import { FileStorage } from '../storage/file-storage';
@@ -69,25 +71,28 @@ export class TranscriptionAttemptRunner {
       // Remote stores download to a temporary file that is removed when the engine is done with it.
       const sourceKey = transcription.storageKey ?? '';
       const { result, redactedAudio } = await this.storage.withLocalFile(sourceKey, async (audioPath) => {
-        const recognised = await this.engine.run(
-          {
-            audioPath,
-            model: transcription.model,
-            language: transcription.language ?? 'auto',
-            vocabulary: transcription.vocabulary,
-            prompt: transcription.prompt,
-            speakers: transcription.speakerHints,
-            admittedSeconds: this.billing.decodeLimitSeconds(transcription),
-            ...(transcription.channels === null ? {} : { channels: transcription.channels }),
-          },
-          {
-            signal: controller.signal,
-            onProgress: (percent) => progress.report(percent),
-            onUsage: (usage) =>
-              this.logger.log(
-                `Transcription ${transcriptionId} attempt ${attempt.number}: engine peak memory ${Math.round(usage.peakRssBytes / 1048576)} MB, CPU ${usage.cpuSeconds.toFixed(1)} s`,
-              ),
-          },
+        const recognised = await this.recognise(transcription.model, (onChunk) =>
+          this.engine.run(
+            {
+              audioPath,
+              model: transcription.model,
+              language: transcription.language ?? 'auto',
+              vocabulary: transcription.vocabulary,
+              prompt: transcription.prompt,
+              speakers: transcription.speakerHints,
+              admittedSeconds: this.billing.decodeLimitSeconds(transcription),
+              ...(transcription.channels === null ? {} : { channels: transcription.channels }),
+            },
+            {
+              signal: controller.signal,
+              onProgress: (percent) => progress.report(percent),
+              onChunk,
+              onUsage: (usage) =>
+                this.logger.log(
+                  `Transcription ${transcriptionId} attempt ${attempt.number}: engine peak memory ${Math.round(usage.peakRssBytes / 1048576)} MB, CPU ${usage.cpuSeconds.toFixed(1)} s`,
+                ),
+            },
+          ),
         );
         // The recogniser's own words live only in memory: what is stored has been through the text passes.
         const textOptions = textOptionsOf(transcription);
@@ -124,6 +129,28 @@ export class TranscriptionAttemptRunner {
       progress.stop();
       this.running.delete(transcriptionId);
     }
+  }
+
+  /**
+   * The engine's run as a span of the job's trace, with one child span per chunk the engine child recognised
+   * (reported by the child with its times, recorded here: the child has no tracing of its own).
+   */
+  private recognise<T>(
+    model: string,
+    run: (onChunk: (chunk: ChunkTiming) => void) => Promise<T>,
+  ): Promise<T> {
+    return inSpan('engine transcribe', { attributes: { 'engine.model': model } }, () => {
+      // Chunk messages arrive on the child's IPC channel, outside this context: their parent is taken here.
+      const engineContext = context.active();
+      return run((chunk) =>
+        recordFinishedSpan('engine chunk', engineContext, chunk, {
+          'audio.offset_seconds': chunk.offsetSeconds,
+          'audio.duration_seconds': chunk.durationSeconds,
+          'engine.words': chunk.words,
+          ...(chunk.channel === null ? {} : { 'audio.channel': chunk.channel }),
+        }),
+      );
+    });
   }
 
   /** Clients see every new percentage at once; the stored value lags by PROGRESS_PERSIST_INTERVAL_MS at most. */

@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { MODEL_TIER_CATALOGUE, type ModelTier } from '../common/model-tier-catalogue';
+import { contextOf, currentTraceparent, inSpan, SpanKind } from '../common/tracing/trace-context';
 import { TranscriptionsConfig } from './transcriptions.config';
 import { TRANSCRIPTION_QUEUE, TranscriptionJobData } from '../queues/job-catalogue';
 import { TranscriptionRepository } from './transcription.repository';
@@ -21,6 +22,8 @@ export interface HandedOverJob {
   place?: number;
   /** The upload's request id, for the job's log lines (none for rows older than the column). */
   requestId?: string | null;
+  /** The upload's trace context, which the job's spans continue (none while tracing is off). */
+  traceparent?: string | null;
 }
 
 /**
@@ -126,8 +129,26 @@ export class TranscriptionDispatcher {
    * second add of a live job is a no-op.
    */
   async enqueue(job: HandedOverJob): Promise<void> {
+    // In the upload's trace whoever hands it over (the upload, another job's end, the reconciler).
+    await inSpan(
+      `send ${TRANSCRIPTION_QUEUE}`,
+      {
+        parent: contextOf(job.traceparent),
+        kind: SpanKind.PRODUCER,
+        attributes: { 'messaging.destination.name': TRANSCRIPTION_QUEUE, 'messaging.message.id': job.id },
+      },
+      () => this.add(job),
+    );
+  }
+
+  private async add(job: HandedOverJob): Promise<void> {
     await this.queue.add(
-      { transcriptionId: job.id, workspaceId: job.workspaceId, requestId: job.requestId ?? null },
+      {
+        transcriptionId: job.id,
+        workspaceId: job.workspaceId,
+        requestId: job.requestId ?? null,
+        traceparent: currentTraceparent(),
+      },
       {
         jobId: job.id,
         priority:

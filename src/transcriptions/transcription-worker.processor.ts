@@ -5,7 +5,8 @@ import { LogContext } from '../common/logging/log-context';
 import { EngineRunner } from '../engine/runner/engine-runner';
 import { ProcessConfig } from '../common/lifecycle/process.config';
 import { QueuesConfig } from '../queues/queues.config';
-import type { TranscriptionJobData } from '../queues/job-catalogue';
+import { TRANSCRIPTION_QUEUE, type TranscriptionJobData } from '../queues/job-catalogue';
+import { contextOf, inSpan, SpanKind } from '../common/tracing/trace-context';
 import { TranscriptionEventsService } from './transcription-events.service';
 import { TranscriptionAttemptRunner } from './transcription-attempt-runner.service';
 import { TranscriptionDispatcher } from './transcription-dispatcher.service';
@@ -84,10 +85,26 @@ export class TranscriptionWorker implements OnApplicationBootstrap, OnApplicatio
     if (this.config.ROLE !== 'api') await this.dispatcher.queue.close().catch(() => undefined);
   }
 
-  /** In the upload's logging context: every line of the job, engine included, carries its request id. */
+  /**
+   * In the upload's logging context (every line of the job, engine included, carries its request id) and in
+   * its trace: the job's span is a child of the enqueueing's, whose context the job's data carries.
+   */
   private process(job: Job<TranscriptionJobData>): Promise<void> {
-    const { transcriptionId, workspaceId, requestId = null } = job.data;
-    return this.logContext.run({ requestId, transcriptionId, workspaceId }, () => this.attempt(job));
+    const { transcriptionId, workspaceId, requestId = null, traceparent = null } = job.data;
+    return inSpan(
+      `process ${TRANSCRIPTION_QUEUE}`,
+      {
+        parent: contextOf(traceparent),
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'messaging.destination.name': TRANSCRIPTION_QUEUE,
+          'messaging.message.id': String(job.id),
+          'transcription.id': transcriptionId,
+          'transcription.attempt': job.attemptsMade + 1,
+        },
+      },
+      () => this.logContext.run({ requestId, transcriptionId, workspaceId }, () => this.attempt(job)),
+    );
   }
 
   private async attempt(job: Job<TranscriptionJobData>): Promise<void> {

@@ -197,6 +197,13 @@ export class Transcription {
   @Column({ name: 'request_id', type: 'varchar', length: 128, nullable: true })
   requestId: string | null;
 
+  /**
+   * The W3C `traceparent` of the upload, when the service traces: the job continues its trace whichever
+   * process hands it over and runs it. Null while tracing is off (and for older rows).
+   */
+  @Column({ type: 'varchar', length: 55, nullable: true })
+  traceparent: string | null;
+
   @Column({ type: 'integer', default: 0 })
   attempts: number;
 

@@ -22,6 +22,8 @@ export interface HandedOverRow {
   model: ModelTier;
   createdOn: Date;
   requestId: string | null;
+  /** The upload's trace context (null while tracing is off). */
+  traceparent: string | null;
   place: number;
 }
 
@@ -261,13 +263,14 @@ export class TranscriptionRepository implements WorkspaceJobHistory {
       .set({ dispatchedAt: () => 'now()' })
       .where(`id IN (${waiting.getQuery()})`)
       .setParameters({ workspaceId, tiers: MODEL_TIERS_BY_QUEUE_PRIORITY })
-      .returning(['id', 'model', 'createdOn', 'requestId'])
+      .returning(['id', 'model', 'createdOn', 'requestId', 'traceparent'])
       .execute();
     const rows = updated.raw as Array<{
       id: string;
       model: ModelTier;
       created_on: Date;
       request_id: string | null;
+      traceparent: string | null;
     }>;
     return sortByHandOverOrder(rows).map((row, index) => ({
       id: row.id,
@@ -275,6 +278,7 @@ export class TranscriptionRepository implements WorkspaceJobHistory {
       model: row.model,
       createdOn: row.created_on,
       requestId: row.request_id,
+      traceparent: row.traceparent,
       place: placeFrom + index,
     }));
   }
@@ -287,6 +291,7 @@ export class TranscriptionRepository implements WorkspaceJobHistory {
       .addSelect(`${T}.model`, 'model')
       .addSelect(`${T}.created_on`, 'created_on')
       .addSelect(`${T}.request_id`, 'request_id')
+      .addSelect(`${T}.traceparent`, 'traceparent')
       .addSelect(
         `CAST(row_number() OVER (PARTITION BY ${T}.workspace_id ORDER BY ${T}.dispatched_at, ${T}.id) - 1 AS int)`,
         'place',
@@ -300,6 +305,7 @@ export class TranscriptionRepository implements WorkspaceJobHistory {
         model: ModelTier;
         created_on: Date;
         request_id: string | null;
+        traceparent: string | null;
         place: number;
       }>();
     return rows.map((row) => ({
@@ -308,6 +314,7 @@ export class TranscriptionRepository implements WorkspaceJobHistory {
       model: row.model,
       createdOn: row.created_on,
       requestId: row.request_id,
+      traceparent: row.traceparent,
       place: row.place,
     }));
   }

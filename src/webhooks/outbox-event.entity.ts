@@ -44,6 +44,13 @@ export class OutboxEvent {
   @Column({ name: 'request_id', type: 'varchar', length: 128, nullable: true })
   requestId: string | null;
 
+  /**
+   * The W3C trace context of the work that caused the event (the job's span, when the service traces): its
+   * deliveries are spans of the same trace and send it as `traceparent`. Null while tracing is off.
+   */
+  @Column({ type: 'varchar', length: 55, nullable: true })
+  traceparent: string | null;
+
   @CreateDateColumn({ name: 'created_on', type: 'timestamptz' })
   createdOn: Date;
 

@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { LogContext } from '../common/logging/log-context';
 import { REQUEST_ID_HEADER } from '../common/logging/request-id';
+import { contextOf, inSpan, SpanKind, traceHeaders } from '../common/tracing/trace-context';
+import { WEBHOOK_DELIVERY_QUEUE } from '../queues/job-catalogue';
 import { OutboundUrlConfig } from '../outbound-url/outbound-url.config';
 import { SERVICE_VERSION } from '../version';
 import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity';
@@ -56,9 +58,26 @@ export class WebhookDeliveryService {
       return 'stale';
     if (delivery.attempts.length + 1 !== attemptNumber || attemptNumber > WEBHOOK_MAX_ATTEMPTS)
       return 'stale';
-    // In the logging context of the request that caused the event (the upload's id, sent as X-Request-Id).
-    return this.logContext.run({ requestId: delivery.event.requestId, deliveryId }, () =>
-      this.makeAttempt(delivery, attemptNumber),
+    // In the logging context of the request that caused the event (the upload's id, sent as X-Request-Id),
+    // and a span of its trace (sent as traceparent).
+    const event = delivery.event;
+    return inSpan(
+      `process ${WEBHOOK_DELIVERY_QUEUE}`,
+      {
+        parent: contextOf(event.traceparent),
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'messaging.destination.name': WEBHOOK_DELIVERY_QUEUE,
+          'webhook.delivery.id': deliveryId,
+          'webhook.event.type': event.type,
+          'webhook.endpoint.id': delivery.endpointId,
+          'webhook.attempt': attemptNumber,
+        },
+      },
+      () =>
+        this.logContext.run({ requestId: event.requestId, deliveryId }, () =>
+          this.makeAttempt(delivery, attemptNumber),
+        ),
     );
   }
 
@@ -146,6 +165,8 @@ export class WebhookDeliveryService {
         [WEBHOOK_HEADERS.signature]: signWebhookPayload(endpoint.secret, timestamp, rawBody),
         [WEBHOOK_HEADERS.deliveryId]: delivery.id,
         ...(event.requestId !== null ? { [REQUEST_ID_HEADER]: event.requestId } : {}),
+        // The delivery's span (the job's trace) when the service traces; nothing otherwise.
+        ...traceHeaders(),
         ...(previousSecretValid
           ? {
               [WEBHOOK_HEADERS.previousSignature]: signWebhookPayload(

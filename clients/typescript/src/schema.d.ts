@@ -4529,6 +4529,13 @@ export interface components {
          *     the event.
          */
         WebhookRequestId: string;
+        /**
+         * @description W3C Trace Context: sent when the operator runs the service with tracing on (OpenTelemetry). Its trace id is
+         *     the trace of the job that caused the event (the upload's, which continues the upload's own `traceparent`
+         *     when the upload sent one), its parent id the delivery attempt's span: a receiver that traces can continue
+         *     the trace. Not signed; for correlation only. Absent while tracing is off.
+         */
+        WebhookTraceparent: string;
     };
     requestBodies: never;
     headers: {
@@ -7598,6 +7605,13 @@ export interface operations {
                  *     the event.
                  */
                 "X-Request-Id"?: components["parameters"]["WebhookRequestId"];
+                /**
+                 * @description W3C Trace Context: sent when the operator runs the service with tracing on (OpenTelemetry). Its trace id is
+                 *     the trace of the job that caused the event (the upload's, which continues the upload's own `traceparent`
+                 *     when the upload sent one), its parent id the delivery attempt's span: a receiver that traces can continue
+                 *     the trace. Not signed; for correlation only. Absent while tracing is off.
+                 */
+                traceparent?: components["parameters"]["WebhookTraceparent"];
             };
             path?: never;
             cookie?: never;
@@ -7634,6 +7648,13 @@ export interface operations {
                  *     the event.
                  */
                 "X-Request-Id"?: components["parameters"]["WebhookRequestId"];
+                /**
+                 * @description W3C Trace Context: sent when the operator runs the service with tracing on (OpenTelemetry). Its trace id is
+                 *     the trace of the job that caused the event (the upload's, which continues the upload's own `traceparent`
+                 *     when the upload sent one), its parent id the delivery attempt's span: a receiver that traces can continue
+                 *     the trace. Not signed; for correlation only. Absent while tracing is off.
+                 */
+                traceparent?: components["parameters"]["WebhookTraceparent"];
             };
             path?: never;
             cookie?: never;
@@ -7670,6 +7691,13 @@ export interface operations {
                  *     the event.
                  */
                 "X-Request-Id"?: components["parameters"]["WebhookRequestId"];
+                /**
+                 * @description W3C Trace Context: sent when the operator runs the service with tracing on (OpenTelemetry). Its trace id is
+                 *     the trace of the job that caused the event (the upload's, which continues the upload's own `traceparent`
+                 *     when the upload sent one), its parent id the delivery attempt's span: a receiver that traces can continue
+                 *     the trace. Not signed; for correlation only. Absent while tracing is off.
+                 */
+                traceparent?: components["parameters"]["WebhookTraceparent"];
             };
             path?: never;
             cookie?: never;
@@ -7706,6 +7734,13 @@ export interface operations {
                  *     the event.
                  */
                 "X-Request-Id"?: components["parameters"]["WebhookRequestId"];
+                /**
+                 * @description W3C Trace Context: sent when the operator runs the service with tracing on (OpenTelemetry). Its trace id is
+                 *     the trace of the job that caused the event (the upload's, which continues the upload's own `traceparent`
+                 *     when the upload sent one), its parent id the delivery attempt's span: a receiver that traces can continue
+                 *     the trace. Not signed; for correlation only. Absent while tracing is off.
+                 */
+                traceparent?: components["parameters"]["WebhookTraceparent"];
             };
             path?: never;
             cookie?: never;

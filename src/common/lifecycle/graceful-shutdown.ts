@@ -1,6 +1,7 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { ShutdownCoordinator, sleep } from './shutdown-coordinator';
+import { shutdownTracing } from '../tracing/trace-context';
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 /** How often idle keep-alive connections are closed while requests in flight finish. */
@@ -21,6 +22,8 @@ export function closeGracefullyOnSignals(app: INestApplicationContext): void {
       try {
         await app.get(ShutdownCoordinator).drain(signal);
         await app.close();
+        // The spans still buffered go to the collector before the exit (nothing to do without tracing).
+        await shutdownTracing();
         process.exit(0);
       } catch (error) {
         logger.error(`Shutdown failed: ${(error as Error).message}`);

@@ -6,6 +6,7 @@ import type { RequestWithAuth } from '../principal/principal';
 import { LoggingConfig } from './logging.config';
 import { ProcessConfig } from '../lifecycle/process.config';
 import { requestPath } from '../http/request-path';
+import { traceLogFields } from '../tracing/trace-context';
 
 /** LOG_LEVEL keeps Nest's names; pino's equivalents. */
 const PINO_LEVEL: Record<LoggingConfig['LOG_LEVEL'], LevelWithSilent> = {
@@ -52,6 +53,8 @@ export function createRootLogger(
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      // The trace of the work in progress (trace_id, span_id) when the service traces; nothing otherwise.
+      mixin: traceLogFields,
     },
     destination,
   );

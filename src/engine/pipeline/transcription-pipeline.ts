@@ -15,6 +15,7 @@ import {
   type TranscribeRequest,
   type TranscribeResult,
   type TranscriptWord,
+  type ChunkTiming,
 } from '../engine.types';
 import {
   assertLongEnough,
@@ -38,6 +39,8 @@ export interface PipelineRunOptions {
   onProgress?: ProgressCallback;
   /** The file's duration as soon as it is known (container header), before decoding. */
   onDuration?: (seconds: number) => void;
+  /** Each chunk once recognised: when, and which stretch of the audio (tracing's per-chunk spans). */
+  onChunk?: (chunk: ChunkTiming) => void;
   signal?: AbortSignal;
 }
 
@@ -66,6 +69,9 @@ interface StreamContext {
   session: DiarizationSession;
   expectedSeconds: number | null;
   signal: AbortSignal;
+  /** The channel this stream is (with `request.channels`), else null. */
+  channel: number | null;
+  onChunk?: (chunk: ChunkTiming) => void;
   /** The fraction of this stream recognised so far (0..1). */
   onRecognised(fraction: number): void;
   /** Seconds decoded so far. */
@@ -119,6 +125,8 @@ export class TranscriptionPipeline {
         session,
         expectedSeconds,
         signal: streamSignal,
+        channel: request.channels === undefined ? null : index,
+        onChunk: options.onChunk,
         onRecognised: (fraction: number) => {
           fractions[index] = fraction;
           progress.report('recognition', fractions.reduce((sum, value) => sum + value, 0) / fractions.length);
@@ -240,10 +248,19 @@ export class TranscriptionPipeline {
       await session.add(samples, chunk.start, chunk.speech);
       unfinishedStarts.add(chunk.start);
       await tasks.run(async () => {
+        const startedAt = Date.now();
         const output = await recognizer.recognize(
           { samples, offset: chunk.start },
           { language: request.language, vocabulary: request.vocabulary, prompt: request.prompt, signal },
         );
+        context.onChunk?.({
+          startedAt,
+          endedAt: Date.now(),
+          offsetSeconds: chunk.start,
+          durationSeconds: chunk.end - chunk.start,
+          channel: context.channel,
+          words: output.words.length,
+        });
         words.push(...output.words);
         if (output.detectedLanguage) detectedLanguages.push(output.detectedLanguage);
         unfinishedStarts.delete(chunk.start);

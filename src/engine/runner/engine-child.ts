@@ -46,6 +46,7 @@ async function runJob({ request, settings }: EngineJobMessage): Promise<void> {
     const result = await pipeline.run(request, {
       onProgress: (percent, stage) => void send({ type: 'progress', percent, stage }),
       onDuration: (seconds) => void send({ type: 'duration', seconds }),
+      onChunk: (chunk) => void send({ type: 'chunk', chunk }),
     });
     await sendUsage();
     await send({ type: 'result', result });

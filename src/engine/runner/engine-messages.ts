@@ -1,5 +1,11 @@
 import type { EngineSettings } from '../engine-settings';
-import type { EngineErrorCode, PipelineStage, TranscribeRequest, TranscribeResult } from '../engine.types';
+import type {
+  ChunkTiming,
+  EngineErrorCode,
+  PipelineStage,
+  TranscribeRequest,
+  TranscribeResult,
+} from '../engine.types';
 
 /** Parent → child: the one job this child process runs. */
 export interface EngineJobMessage {
@@ -21,6 +27,8 @@ export type EngineChildMessage =
   | { type: 'ready' }
   | { type: 'progress'; percent: number; stage: PipelineStage }
   | { type: 'duration'; seconds: number }
+  /** A chunk recognised (its times and place, for the job's trace). */
+  | { type: 'chunk'; chunk: ChunkTiming }
   | { type: 'usage'; usage: EngineUsage }
   | { type: 'result'; result: TranscribeResult }
   | { type: 'error'; error: { code: EngineErrorCode; message: string } };
@@ -46,6 +54,7 @@ export function isEngineChildMessage(value: unknown): value is EngineChildMessag
     type === 'ready' ||
     type === 'progress' ||
     type === 'duration' ||
+    type === 'chunk' ||
     type === 'usage' ||
     type === 'result' ||
     type === 'error'

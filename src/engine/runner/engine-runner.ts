@@ -4,6 +4,7 @@ import { abortReason } from '../abort.util';
 import { engineDeadlineMs, type EngineSettings } from '../engine-settings';
 import {
   EngineError,
+  type ChunkTiming,
   type ProgressCallback,
   type TranscribeRequest,
   type TranscribeResult,
@@ -35,6 +36,8 @@ export interface EngineChildInfo {
 
 export interface EngineRunOptions {
   onProgress?: ProgressCallback;
+  /** Each chunk the child has recognised (its times; the worker makes a span of it). */
+  onChunk?: (chunk: ChunkTiming) => void;
   /** What the job cost the engine child (peak memory, CPU), just before its outcome. */
   onUsage?: (usage: EngineUsage) => void;
   /** The child the job runs in, as soon as it has been handed the job. */
@@ -146,7 +149,7 @@ export class EngineRunner {
   }
 
   run(request: TranscribeRequest, options: EngineRunOptions = {}): Promise<TranscribeResult> {
-    const { signal, onProgress, onUsage, onChild } = options;
+    const { signal, onProgress, onChunk, onUsage, onChild } = options;
     return new Promise<TranscribeResult>((resolve, reject) => {
       if (signal?.aborted) {
         reject(abortReason(signal));
@@ -204,6 +207,9 @@ export class EngineRunner {
             return;
           case 'duration':
             extendDeadline(message.seconds);
+            return;
+          case 'chunk':
+            onChunk?.(message.chunk);
             return;
           case 'usage':
             onUsage?.(message.usage);

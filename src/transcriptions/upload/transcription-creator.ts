@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Principal } from '../../common/principal/principal';
 import { TranscriptionBilling } from '../../billing/transcription-billing.service';
+import { currentTraceparent } from '../../common/tracing/trace-context';
 import { currentRequestId } from '../../common/logging/request-id';
 import { ProblemException } from '../../common/problem/problem.exception';
 import { EngineTiers } from '../../engine/tiers/engine-tiers';
@@ -97,6 +98,7 @@ export class TranscriptionCreator {
         usesFreeTranscription: usesFree,
         estimatedCostMicro: estimateMicro,
         requestId: currentRequestId(),
+        traceparent: currentTraceparent(),
         compatRequest: options.compatRequest ?? null,
         // With the job's row, before the job can end: its end's delivery is made from it (the outbox fan-out).
         callback: options.callback

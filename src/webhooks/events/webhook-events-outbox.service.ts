@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { currentRequestId } from '../../common/logging/request-id';
+import { currentTraceparent } from '../../common/tracing/trace-context';
 import { OutboxEvent } from '../outbox-event.entity';
 import { dedupeKeyOf, type WebhookEventOccurrence } from './webhook-event-catalogue';
 
@@ -23,6 +24,7 @@ export class WebhookEventsOutbox {
         dedupeKey: dedupeKeyOf(occurrence),
         data: occurrence.data,
         requestId: currentRequestId(),
+        traceparent: currentTraceparent(),
       })
       .orIgnore()
       .execute();
