@@ -1,8 +1,7 @@
-import { EventEmitter } from 'node:events';
-import type { RawData, WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import { isRecord } from '../../common/is-record';
 import { bareWord } from '../../deepgram-compat/deepgram-response.formatter';
-import { rawText } from '../websocket-text';
+import { ProtocolLayerSocket } from '../protocol-layer-socket';
 import type { AssemblyAiStreamingOptions } from './assemblyai-streaming-params';
 
 /** The commit a Terminate sends last: its (empty-buffer) answer means every transcript is out. */
@@ -37,54 +36,26 @@ interface CompletedWord {
  * SDK knows and the error's sentence as the reason, which the SDK reports. So the sessions' one recognition path,
  * billing, limits, storage and drain serve this protocol too.
  */
-export class AssemblyAiStreamingSocket extends EventEmitter {
-  readonly CONNECTING = 0;
-  readonly OPEN = 1;
+export class AssemblyAiStreamingSocket extends ProtocolLayerSocket {
   private readonly opened = Date.now();
   private turnOrder = 0;
-  private audioSeconds = 0;
   private terminating = false;
   private terminated = false;
   /** The last ending error's sentence: the close reason. */
   private endingMessage: string | null = null;
 
   constructor(
-    private readonly socket: WebSocket,
+    socket: WebSocket,
     private readonly options: AssemblyAiStreamingOptions,
-    private readonly bytesPerSecond: number,
+    bytesPerSecond: number,
     /** When the session will be ended whatever it receives (its wall-clock limit), Unix seconds. */
     private readonly expiresAt: number,
   ) {
-    super();
-    socket.on('message', (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
-    socket.on('close', (code: number, reason: Buffer) => this.emit('close', code, reason));
-    socket.on('error', (error: Error) => this.emit('error', error));
+    super(socket, bytesPerSecond);
   }
 
-  get readyState(): number {
-    return this.terminated ? 2 : this.socket.readyState;
-  }
-
-  pause(): void {
-    this.socket.pause();
-  }
-
-  resume(): void {
-    this.socket.resume();
-  }
-
-  /** A server event of the session, as AssemblyAI's message (or nothing). `done` is called once it is written. */
-  send(text: string, done?: (error?: Error) => void): void {
-    const event = JSON.parse(text) as Record<string, unknown> & { type: string };
-    const messages = this.translate(event);
-    if (messages.length === 0) {
-      done?.();
-      return;
-    }
-    messages.forEach((message, index) =>
-      this.socket.send(JSON.stringify(message), index === messages.length - 1 ? done : undefined),
-    );
-    if (this.terminated) this.socket.close(1000, '');
+  protected get finished(): boolean {
+    return this.terminated;
   }
 
   /** The session ends the socket: with AssemblyAI's code for the reason, and the error's sentence. */
@@ -93,30 +64,13 @@ export class AssemblyAiStreamingSocket extends EventEmitter {
     this.socket.close(CLOSE_CODES[code] ?? code, truncateReason(sentence));
   }
 
-  private receive(data: RawData, isBinary: boolean): void {
-    if (isBinary) {
-      const audio = Buffer.isBuffer(data)
-        ? data
-        : Array.isArray(data)
-          ? Buffer.concat(data)
-          : Buffer.from(data);
-      this.audioSeconds += audio.length / this.bytesPerSecond;
-      this.forward({ type: 'input_audio_buffer.append', audio: audio.toString('base64') });
-      return;
-    }
-    let message: unknown;
-    try {
-      message = JSON.parse(rawText(data));
-    } catch {
-      message = null;
-    }
-    const type = isRecord(message) ? message.type : undefined;
+  protected receiveMessage(type: unknown, message: Record<string, unknown>): void {
     switch (type) {
       case 'ForceEndpoint':
         this.forward({ type: 'input_audio_buffer.commit' });
         return;
       case 'UpdateConfiguration':
-        return this.updateConfiguration(message as Record<string, unknown>);
+        return this.updateConfiguration(message);
       case 'Terminate':
         if (this.terminating) return;
         this.terminating = true;
@@ -146,12 +100,7 @@ export class AssemblyAiStreamingSocket extends EventEmitter {
     });
   }
 
-  /** Hands a client event to the session as if it had come over the socket. */
-  private forward(event: Record<string, unknown>): void {
-    this.emit('message', Buffer.from(JSON.stringify(event)), false);
-  }
-
-  private translate(event: Record<string, unknown> & { type: string }): object[] {
+  protected translate(event: Record<string, unknown> & { type: string }): object[] {
     switch (event.type) {
       case 'session.created': {
         const session = isRecord(event.session) ? event.session : {};

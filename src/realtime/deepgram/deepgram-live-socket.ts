@@ -1,8 +1,7 @@
-import { EventEmitter } from 'node:events';
-import type { RawData, WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import { isRecord } from '../../common/is-record';
 import { bareWord } from '../../deepgram-compat/deepgram-response.formatter';
-import { rawText } from '../websocket-text';
+import { ProtocolLayerSocket } from '../protocol-layer-socket';
 import type { DeepgramLiveOptions } from './deepgram-live-params';
 
 /** The commit a Finalize or CloseStream sends last: its (empty-buffer) answer means every transcript is out. */
@@ -26,9 +25,7 @@ interface CompletedWord {
  * socket with the session's close code and reason. So the sessions' one recognition path, billing, limits,
  * storage and drain serve both protocols.
  */
-export class DeepgramLiveSocket extends EventEmitter {
-  readonly CONNECTING = 0;
-  readonly OPEN = 1;
+export class DeepgramLiveSocket extends ProtocolLayerSocket {
   private readonly created = new Date();
   private transcriptionId = '';
   /** Session seconds where the open item's speech began (the last final's end until speech starts). */
@@ -37,43 +34,17 @@ export class DeepgramLiveSocket extends EventEmitter {
   private finalizing = false;
   private closing = false;
   private metadataSent = false;
-  private audioSeconds = 0;
 
   constructor(
-    private readonly socket: WebSocket,
+    socket: WebSocket,
     private readonly options: DeepgramLiveOptions,
-    private readonly bytesPerSecond: number,
+    bytesPerSecond: number,
   ) {
-    super();
-    socket.on('message', (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
-    socket.on('close', (code: number, reason: Buffer) => this.emit('close', code, reason));
-    socket.on('error', (error: Error) => this.emit('error', error));
+    super(socket, bytesPerSecond);
   }
 
-  get readyState(): number {
-    return this.closing && this.metadataSent ? 2 : this.socket.readyState;
-  }
-
-  pause(): void {
-    this.socket.pause();
-  }
-
-  resume(): void {
-    this.socket.resume();
-  }
-
-  /** A server event of the session, as Deepgram's message (or nothing). `done` is called once it is written. */
-  send(text: string, done?: (error?: Error) => void): void {
-    const event = JSON.parse(text) as Record<string, unknown> & { type: string };
-    const messages = this.translate(event);
-    if (messages.length === 0) {
-      done?.();
-      return;
-    }
-    messages.forEach((message, index) =>
-      this.socket.send(JSON.stringify(message), index === messages.length - 1 ? done : undefined),
-    );
-    if (this.closing && this.metadataSent) this.socket.close(1000, '');
+  protected get finished(): boolean {
+    return this.closing && this.metadataSent;
   }
 
   /**
@@ -85,24 +56,7 @@ export class DeepgramLiveSocket extends EventEmitter {
     this.socket.close(code, reason);
   }
 
-  private receive(data: RawData, isBinary: boolean): void {
-    if (isBinary) {
-      const audio = Buffer.isBuffer(data)
-        ? data
-        : Array.isArray(data)
-          ? Buffer.concat(data)
-          : Buffer.from(data);
-      this.audioSeconds += audio.length / this.bytesPerSecond;
-      this.forward({ type: 'input_audio_buffer.append', audio: audio.toString('base64') });
-      return;
-    }
-    let message: unknown;
-    try {
-      message = JSON.parse(rawText(data));
-    } catch {
-      message = null;
-    }
-    const type = isRecord(message) ? message.type : undefined;
+  protected receiveMessage(type: unknown): void {
     switch (type) {
       case 'KeepAlive':
         return;
@@ -117,17 +71,12 @@ export class DeepgramLiveSocket extends EventEmitter {
         this.forward({ type: 'input_audio_buffer.commit', event_id: CLOSE_MARK });
         return;
       default:
-        // Deepgram ignores what it does not know; so does this layer (the session would answer an error event).
+        // Deepgram ignores what it does not know; so does this layer.
         return;
     }
   }
 
-  /** Hands a client event to the session as if it had come over the socket. */
-  private forward(event: Record<string, unknown>): void {
-    this.emit('message', Buffer.from(JSON.stringify(event)), false);
-  }
-
-  private translate(event: Record<string, unknown> & { type: string }): object[] {
+  protected translate(event: Record<string, unknown> & { type: string }): object[] {
     switch (event.type) {
       case 'session.created': {
         const session = isRecord(event.session) ? event.session : {};
