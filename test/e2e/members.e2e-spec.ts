@@ -149,7 +149,8 @@ describe('Workspace members, roles and invitations', () => {
     expect(profile.body.data.directory.id).toBe(existing.workspaceId);
     const elsewhere = await t
       .http()
-      .post(`/v1/workspaces/${workspaceId.replace(/.$/, '0')}/activate`)
+      // Another id (its last digit changed, never to itself): not a workspace of the user.
+      .post(`/v1/workspaces/${workspaceId.replace(/.$/, (last) => (last === '0' ? '1' : '0'))}/activate`)
       .set(user);
     expectMatchesSpec(elsewhere, 'activateWorkspace');
     expect(elsewhere.status).toBe(404);
