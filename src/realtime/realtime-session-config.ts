@@ -28,6 +28,11 @@ export interface SessionConfig {
   maxWallSeconds?: number;
 }
 
+/** How long the session may last from its open: its own limit when shorter than the server's. */
+export function sessionWallSeconds(config: SessionConfig, serverMaxSeconds: number): number {
+  return Math.min(config.maxWallSeconds ?? Number.POSITIVE_INFINITY, serverMaxSeconds);
+}
+
 /** OpenAI's server_vad defaults. */
 export const DEFAULT_TURN_DETECTION: TurnDetection = { threshold: 0.5, silenceMs: 500, prefixPaddingMs: 300 };
 

@@ -28,7 +28,12 @@ import {
   serverEventText,
   type RealtimeErrorBody,
 } from './realtime-errors';
-import { applySessionUpdate, describeSession, type SessionConfig } from './realtime-session-config';
+import {
+  applySessionUpdate,
+  describeSession,
+  sessionWallSeconds,
+  type SessionConfig,
+} from './realtime-session-config';
 import type { LiveGrant, LiveSessionHandle, RealtimeSessionsService } from './realtime-sessions.service';
 import { liveCredentialOf, type LiveCredential, type RealtimeCredentials } from './realtime-credentials';
 import { SocketBackpressure } from './socket-backpressure';
@@ -152,8 +157,8 @@ export class RealtimeSession implements LiveSessionHandle {
     this.socket.on('message', (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
     this.socket.on('close', () => void this.end(null));
     this.socket.on('error', () => void this.end(null));
-    const wallSeconds = Math.min(
-      this.config.maxWallSeconds ?? Number.POSITIVE_INFINITY,
+    const wallSeconds = sessionWallSeconds(
+      this.config,
       this.dependencies.config.REALTIME_MAX_SESSION_WALL_SECONDS,
     );
     this.expiryTimer = setTimeout(() => {

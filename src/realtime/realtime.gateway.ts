@@ -25,7 +25,7 @@ import {
   serverEventText,
 } from './realtime-errors';
 import { RealtimeSession, type RealtimeSessionDependencies } from './realtime-session';
-import { initialSessionConfig, type SessionConfig } from './realtime-session-config';
+import { initialSessionConfig, sessionWallSeconds, type SessionConfig } from './realtime-session-config';
 import { RealtimeCredentials } from './realtime-credentials';
 import { MetricsService } from '../metrics/metrics.service';
 import { RealtimeSessionsService } from './realtime-sessions.service';
@@ -231,10 +231,7 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
       ...requested.config,
       ...(boundConfig?.maxWallSeconds !== undefined ? { maxWallSeconds: boundConfig.maxWallSeconds } : {}),
     };
-    const wallSeconds = Math.min(
-      config.maxWallSeconds ?? Number.POSITIVE_INFINITY,
-      this.config.REALTIME_MAX_SESSION_WALL_SECONDS,
-    );
+    const wallSeconds = sessionWallSeconds(config, this.config.REALTIME_MAX_SESSION_WALL_SECONDS);
     const layer = new AssemblyAiStreamingSocket(
       webSocket,
       requested.options,
