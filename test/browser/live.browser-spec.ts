@@ -68,8 +68,10 @@ describe('Dashboard Live page in Chromium (fake microphone)', () => {
       .first();
     await final.waitFor({ timeout: 60_000 });
     // A whole sentence. The first loop's capture may start a few milliseconds into the file (CI has read
-    // "Forward ten meters." once), so its first word is not asserted here; the phrase as spoken is, below.
-    expect(await final.textContent()).toMatch(/^(Go )?forward \w+ \w+\.$/i);
+    // "Forward ten meters." once) and its first decode may add a word at the loop's seam (CI has read "Go forward
+    // ten meters stuff." once), so only its shape is asserted here: a capitalised sentence about going forward,
+    // ended by a full stop. The phrase as spoken is asserted below.
+    expect(await final.textContent()).toMatch(/^(Go forward|Forward)( [a-z]+){1,4}\.$/);
     // The phrase itself once the session's decoder has the speaker's own mean. The first loop is decoded again
     // with the mean of that loop alone (speech-mean-adaptation.ts); through Chromium's capture it has read
     // "Go forward ten years." while the following loops read the phrase.
