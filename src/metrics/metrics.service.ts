@@ -43,6 +43,8 @@ export class MetricsService {
   private readonly realTimeFactor: Histogram<'model'>;
   private readonly passwordVerifications: Counter<'result'>;
   private readonly realtimeRefusals: Counter<'reason'>;
+  private readonly realtimeCapacity: Gauge;
+  private readonly realtimeSessionCost: Gauge;
   private readonly ledgerErrors: Counter;
 
   constructor(
@@ -97,6 +99,16 @@ export class MetricsService {
       name: 'stt_realtime_sessions_refused_total',
       help: 'Realtime sessions refused when opening (server_busy, too_many_sessions, unauthorized, insufficient_balance, …), by reason.',
       labelNames: ['reason'],
+      registers,
+    });
+    this.realtimeCapacity = new Gauge({
+      name: 'stt_realtime_capacity_sessions',
+      help: 'Realtime sessions this API process admits: REALTIME_MAX_SESSIONS, or what its cores sustain at the measured cost.',
+      registers,
+    });
+    this.realtimeSessionCost = new Gauge({
+      name: 'stt_realtime_session_cpu_seconds_per_audio_second',
+      help: "CPU seconds one realtime session's recognition takes per second of audio on this machine (measured; the benchmark's figure until measured).",
       registers,
     });
     this.ledgerErrors = new Counter({
@@ -212,6 +224,12 @@ export class MetricsService {
   /** A realtime session refused when opening (the close reason it was given). */
   recordRealtimeRefusal(reason: string): void {
     this.realtimeRefusals.inc({ reason });
+  }
+
+  /** This process's live capacity and the measured cost of a session behind it (RealtimeGateway). */
+  recordRealtimeCapacity(sessions: number, cpuSecondsPerAudioSecond: number): void {
+    this.realtimeCapacity.set(sessions);
+    this.realtimeSessionCost.set(cpuSecondsPerAudioSecond);
   }
 
   /** A ledger posting that failed (not a refusal such as an unknown workspace). */

@@ -1,3 +1,4 @@
+import type { LiveSessionUsage } from './recognition/live-capacity';
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
@@ -146,6 +147,11 @@ export class RealtimeSession implements LiveSessionHandle {
   /** The workspace the session belongs to (the process's per-workspace share counts it). */
   get workspaceId(): string {
     return this.principal.workspaceId;
+  }
+
+  /** Its recognition thread's reading for the process's LiveCapacityMeter, or null before it runs or once it ended. */
+  usage(): Promise<LiveSessionUsage | null> {
+    return this.recognition?.usage() ?? Promise.resolve(null);
   }
 
   private markEnded: () => void = () => undefined;

@@ -16,8 +16,8 @@ export class RealtimeConfig {
 
   /**
    * Realtime sessions one API process serves at once (each decodes on its own thread). Unset: what the cores
-   * sustain at a session's measured cost (realtime/recognition/live-decoding.ts: 4 on 2 cores). Over it a new
-   * session is refused at open.
+   * sustain at the cost the process measures its sessions at on this machine (LiveCapacityMeter; 4 on 2 cores
+   * until measured), and none while one is behind real time. Over it a new session is refused at open.
    */
   @IsOptional()
   @Transform(toInt)

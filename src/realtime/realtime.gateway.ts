@@ -15,7 +15,8 @@ import { QueuesConfig } from '../queues/queues.config';
 import { RealtimeConfig } from './realtime.config';
 import { engineSettingsFrom } from '../engine/engine.module';
 import { EngineTiers } from '../engine/tiers/engine-tiers';
-import { defaultLiveSessionCapacity, defaultWorkspaceShare } from './recognition/live-decoding';
+import { defaultWorkspaceShare } from './recognition/live-decoding';
+import { LiveCapacityMeter, type LiveSessionUsage } from './recognition/live-capacity';
 import type { LiveSettings } from './recognition/live-transcriber';
 import {
   endingErrorEvent,
@@ -46,6 +47,8 @@ import { AssemblyAiStreamingSocket } from './assemblyai/assemblyai-streaming-soc
 export const REALTIME_PATH = '/v1/realtime';
 /** How long a client refused for capacity should wait before trying again. */
 const BUSY_RETRY_AFTER_MS = 5_000;
+/** How often the open sessions' recognition threads are read for the capacity meter. */
+const CAPACITY_READING_MS = 2_000;
 
 /**
  * The WebSocket endpoint /v1/realtime on the API's HTTP server: authenticates the upgrade request
@@ -61,6 +64,9 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
   private readonly logger = new Logger(RealtimeGateway.name);
   private server: WebSocketServer | null = null;
   private readonly open = new Set<RealtimeSession>();
+  /** What this machine's sessions cost, measured; the capacity when REALTIME_MAX_SESSIONS is unset. */
+  private readonly meter = new LiveCapacityMeter(availableParallelism());
+  private reading: NodeJS.Timeout | null = null;
   private readonly dependencies: RealtimeSessionDependencies;
   /** The extra headers of each upgrade's 101 answer (request id, rate limit), until ws writes it. */
   private readonly answerHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
@@ -92,9 +98,35 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
     };
   }
 
-  /** Sessions one process serves at once. */
+  /**
+   * Sessions one process serves at once: REALTIME_MAX_SESSIONS when the operator set it, else what the cores
+   * sustain at the cost this process measures its own sessions at (LiveCapacityMeter).
+   */
   get capacity(): number {
-    return this.config.REALTIME_MAX_SESSIONS ?? defaultLiveSessionCapacity(availableParallelism());
+    return this.config.REALTIME_MAX_SESSIONS ?? this.meter.capacity;
+  }
+
+  /**
+   * Whether one more session may open: under the capacity and, when it is measured (REALTIME_MAX_SESSIONS
+   * unset), while no open session is behind real time; a fixed capacity is the operator's to keep.
+   */
+  private admitsAnother(): boolean {
+    if (this.config.REALTIME_MAX_SESSIONS !== undefined)
+      return this.open.size < this.config.REALTIME_MAX_SESSIONS;
+    return this.meter.admits(this.open.size);
+  }
+
+  /** One reading of every open session's recognition thread for the meter. */
+  private async readSessions(): Promise<void> {
+    const readings = new Map<object, LiveSessionUsage>();
+    await Promise.all(
+      [...this.open].map(async (session) => {
+        const usage = await session.usage();
+        if (usage) readings.set(session, usage);
+      }),
+    );
+    this.meter.observe(readings);
+    this.metrics.recordRealtimeCapacity(this.capacity, this.meter.cpuPerAudioSecond);
   }
 
   /** Of this process's sessions, how many one workspace may hold. */
@@ -125,9 +157,19 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
       });
     });
     this.shutdown.onDrain('realtime-sessions', () => this.drain());
+    this.metrics.recordRealtimeCapacity(this.capacity, this.meter.cpuPerAudioSecond);
+    if (this.config.REALTIME_MAX_SESSIONS === undefined) {
+      this.reading = setInterval(() => {
+        this.readSessions().catch((error: unknown) =>
+          this.logger.warn(`Reading the realtime sessions' cost failed: ${String(error)}`),
+        );
+      }, CAPACITY_READING_MS);
+      this.reading.unref();
+    }
   }
 
   async onModuleDestroy(): Promise<void> {
+    if (this.reading) clearInterval(this.reading);
     await this.drain();
     this.server?.close();
   }
@@ -303,12 +345,14 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
         ),
       );
     }
-    if (this.open.size >= this.capacity) {
+    if (!this.admitsAnother()) {
       return this.refuse(
         webSocket,
         new RealtimeSessionEnd(
           'server_busy',
-          `This server runs ${this.capacity} realtime sessions, its capacity; try again shortly.`,
+          this.open.size >= this.capacity
+            ? `This server runs ${this.capacity} realtime sessions, its capacity; try again shortly.`
+            : 'Recognition on this server is behind real time; try again shortly.',
           null,
           BUSY_RETRY_AFTER_MS,
         ),

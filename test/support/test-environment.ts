@@ -31,6 +31,9 @@ export function baseTestEnvironment(): Record<string, string> {
     RATE_LIMIT_AUTHENTICATED_PER_MINUTE: '100000',
     RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000',
     LOG_LEVEL: 'error',
+    // A fixed live capacity, the default's on 2 cores: unset, a process sizes it from what its sessions cost,
+    // which earlier sessions on a loaded machine would move; test/e2e/realtime-admission.e2e-spec.ts covers that.
+    REALTIME_MAX_SESSIONS: '4',
     // No installed models: tiers resolve `auto` to PocketSphinx whatever a developer pulled into ./var/models.
     MODELS_DIR: process.env.STT_TEST_MODELS_DIR ?? join(tmpdir(), 'stt-test-no-models'),
   };

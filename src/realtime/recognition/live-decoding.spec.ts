@@ -1,10 +1,10 @@
-import { defaultLiveSessionCapacity, defaultWorkspaceShare } from './live-decoding';
+import { liveSessionCapacity, defaultWorkspaceShare } from './live-decoding';
 
-describe('defaultLiveSessionCapacity', () => {
+describe('liveSessionCapacity', () => {
   it('admits what the cores sustain at the measured cost per session, at least one', () => {
-    expect(defaultLiveSessionCapacity(1)).toBe(2);
-    expect(defaultLiveSessionCapacity(2)).toBe(4);
-    expect(defaultLiveSessionCapacity(8)).toBe(16);
+    expect(liveSessionCapacity(1)).toBe(2);
+    expect(liveSessionCapacity(2)).toBe(4);
+    expect(liveSessionCapacity(8)).toBe(16);
   });
 });
 

@@ -35,7 +35,7 @@ export const LIVE_CEPSTRAL_MEAN = {
 /**
  * CPU seconds one live session takes per second of audio: VAD, decoding, partials, utterance ends and the
  * first speech's second decode (bench/realtime-capacity.ts, sessions row: 0.24 on the idle 2-core benchmark
- * machine; docs/benchmarks.md).
+ * machine; docs/benchmarks.md). Where a process starts: its LiveCapacityMeter then measures its own sessions.
  */
 export const LIVE_SESSION_CPU_PER_AUDIO_SECOND = 0.25;
 /**
@@ -46,9 +46,15 @@ export const LIVE_SESSION_CPU_PER_AUDIO_SECOND = 0.25;
  */
 const LIVE_CPU_BUDGET = 0.5;
 
-/** Sessions one process serves at once when REALTIME_MAX_SESSIONS is unset: what `cores` sustain in real time. */
-export function defaultLiveSessionCapacity(cores: number): number {
-  return Math.max(1, Math.floor((cores * LIVE_CPU_BUDGET) / LIVE_SESSION_CPU_PER_AUDIO_SECOND));
+/**
+ * Sessions one process serves at once when REALTIME_MAX_SESSIONS is unset: what `cores` sustain in real time
+ * at `cpuPerAudioSecond` per session (the benchmark machine's figure until the process has measured its own).
+ */
+export function liveSessionCapacity(
+  cores: number,
+  cpuPerAudioSecond: number = LIVE_SESSION_CPU_PER_AUDIO_SECOND,
+): number {
+  return Math.max(1, Math.floor((cores * LIVE_CPU_BUDGET) / cpuPerAudioSecond));
 }
 
 /**

@@ -85,4 +85,20 @@ describe('LiveRecognition.terminate (real thread, PocketSphinx and Silero VAD)',
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatch(/null/);
   }, 60_000);
+
+  it('reads its own thread’s CPU time and the audio it decoded (the capacity meter’s reading), none once ended', async () => {
+    const recognition = new LiveRecognition(spec, { onEvents: () => undefined, onFailure: () => undefined });
+    await recognition.ready;
+    const atStart = await recognition.usage();
+    for (let chunk = 0; chunk < 50; chunk++) recognition.append(noise());
+    await recognition.finish();
+    const afterFiveSeconds = await recognition.usage();
+    await recognition.terminate();
+    expect(atStart?.decodedAudioSeconds).toBe(0);
+    expect(afterFiveSeconds?.decodedAudioSeconds).toBe(5);
+    // The thread decoded 5 s of loud noise: some CPU time of its own, not the test process's.
+    expect(afterFiveSeconds!.cpuSeconds).toBeGreaterThan(atStart!.cpuSeconds);
+    expect(afterFiveSeconds!.cpuSeconds - atStart!.cpuSeconds).toBeLessThan(process.cpuUsage().user / 1e6 + 60);
+    expect(await recognition.usage()).toBeNull();
+  }, 60_000);
 });

@@ -9,6 +9,7 @@ import type {
   LiveRequest,
 } from './live-recognition-messages';
 import type { LiveEvent, LiveSettings } from './live-transcriber';
+import type { LiveSessionUsage } from './live-capacity';
 import { RecognitionBacklog } from './recognition-backlog';
 
 /** The compiled thread script; from TypeScript (ts-jest) it is the build output in dist/. */
@@ -114,6 +115,27 @@ export class LiveRecognition {
       for (const resolve of this.pending.values()) resolve(null);
       this.pending.clear();
     });
+  }
+
+  /**
+   * The thread's CPU time, the audio it decoded and its lag now (LiveCapacityMeter's reading), or null when the
+   * thread has ended or this Node has no per-thread CPU time (Worker#cpuUsage, Node 24).
+   */
+  async usage(): Promise<LiveSessionUsage | null> {
+    // Worker#cpuUsage (Node 24.6) is newer than the installed Node type declarations.
+    const thread = this.worker as Worker & { cpuUsage?: () => Promise<NodeJS.CpuUsage> };
+    if (this.stopped || typeof thread.cpuUsage !== 'function') return null;
+    try {
+      const { user, system } = await thread.cpuUsage();
+      return {
+        cpuSeconds: (user + system) / 1e6,
+        decodedAudioSeconds: this.backlog.decodedSeconds,
+        lagSeconds: this.backlog.lagSeconds(performance.now()),
+      };
+    } catch {
+      // The thread exited between the check and the reading.
+      return null;
+    }
   }
 
   configure(settings: LiveSettings): void {

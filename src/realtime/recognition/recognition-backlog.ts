@@ -19,6 +19,11 @@ export class RecognitionBacklog {
     return this.sent - this.decoded;
   }
 
+  /** Seconds of audio the thread has decoded so far. */
+  get decodedSeconds(): number {
+    return this.decoded / LIVE_SAMPLE_RATE;
+  }
+
   get bufferedSeconds(): number {
     return this.bufferedSamples / LIVE_SAMPLE_RATE;
   }
