@@ -15,6 +15,48 @@ RUN apt-get update \
 COPY scripts/build-whisper-cpp.sh /src/scripts/build-whisper-cpp.sh
 RUN WHISPER_CPP_PREFIX=/opt/whisper.cpp bash /src/scripts/build-whisper-cpp.sh
 
+# --- ffmpeg and ffprobe, built from Debian's own source package for this service only (issue 36: a lean image).
+# apt fetches the source of the very version it would install as the `ffmpeg` binary package (the candidate
+# from bookworm, bookworm-updates and bookworm-security, the deb-src lines added here) and checks it against the
+# signed Sources index; dpkg-source applies Debian's patches. A rebuild (docker build --no-cache, or a changed
+# base) therefore takes Debian's next security update. Nothing but native FFmpeg code is enabled: the demuxers
+# of the upload kinds the API accepts (openapi.yaml: MP3, WAV, FLAC, OGG, M4A, AAC, MP4, MKV, WebM, MOV), the
+# audio decoders and parsers for the codecs those carry, and what the service's own command lines use:
+# ffprobe's JSON (media-probe.ts), the s16le muxer and pcm_s16le encoder (ffmpeg-decoder.ts, the stream CLI),
+# `-c copy` to the null muxer with -progress (measureMediaDuration), the pan filter (one channel), aeval and the
+# FLAC encoder/muxer (audio-redaction.service.ts), and the file: and pipe: protocols. No video decoder: video
+# streams are probed (ffprobe names their codec) and skipped (`-map 0:a:0`). The libraries are linked in
+# statically; the binaries need only libc, libm and libz, which the base has. scripts/test-container.sh
+# decodes every test fixture kind with them and compares the samples with Debian's ffmpeg's, bit for bit.
+FROM ${NODE_IMAGE} AS ffmpeg
+RUN set -eu; . /etc/os-release; \
+  for suite in "$VERSION_CODENAME" "$VERSION_CODENAME-updates"; do \
+    echo "deb-src http://deb.debian.org/debian $suite main"; done >/etc/apt/sources.list.d/ffmpeg-source.list; \
+  echo "deb-src http://deb.debian.org/debian-security $VERSION_CODENAME-security main" >>/etc/apt/sources.list.d/ffmpeg-source.list; \
+  apt-get update \
+  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends dpkg-dev gcc make nasm zlib1g-dev \
+  && version=$(apt-cache policy ffmpeg | sed -n 's/^ *Candidate: //p') \
+  && mkdir /src && cd /src && apt-get source "ffmpeg=$version" \
+  && cd "$(find /src -mindepth 1 -maxdepth 1 -type d -name 'ffmpeg-*')" \
+  && ./configure --prefix=/opt/ffmpeg \
+    --disable-everything --disable-autodetect --enable-zlib \
+    --disable-doc --disable-network --disable-debug --disable-ffplay \
+    --disable-avdevice --disable-swscale --disable-postproc --enable-static --disable-shared \
+    --enable-protocol=file,pipe \
+    --enable-demuxer=wav,mp3,flac,ogg,mov,aac,matroska \
+    --enable-parser=aac,aac_latm,ac3,flac,gsm,mpegaudio,opus,vorbis \
+    --enable-decoder=aac,ac3,eac3,alac,flac,opus,vorbis,mp1,mp1float,mp2,mp2float,mp3,mp3float \
+    --enable-decoder=pcm_s16le,pcm_s16be,pcm_s24le,pcm_s24be,pcm_s32le,pcm_s32be,pcm_f32le,pcm_f32be \
+    --enable-decoder=pcm_f64le,pcm_f64be,pcm_u8,pcm_s8,pcm_mulaw,pcm_alaw,adpcm_ms,adpcm_ima_wav,gsm_ms \
+    --enable-encoder=pcm_s16le,flac \
+    --enable-muxer=pcm_s16le,flac,null \
+    --enable-filter=aresample,aformat,anull,atrim,pan,aeval \
+  && make -j"$(nproc)" \
+  && install -D -m 0755 -t /opt/ffmpeg/bin ffmpeg ffprobe \
+  && install -D -m 0644 debian/copyright /opt/ffmpeg/share/doc/ffmpeg/copyright \
+  && echo "$version" >/opt/ffmpeg/share/doc/ffmpeg/debian-version \
+  && /opt/ffmpeg/bin/ffmpeg -hide_banner -version | head -n 1
+
 # --- All dependencies (dev included, to build): only package.json, the lock and .npmrc invalidate this layer.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
@@ -29,10 +71,12 @@ RUN npm ci --no-audit --no-fund && npm cache clean --force
 FROM deps AS prod-deps
 # Also dropped, as nothing loads them at run time: typescript (an optional peer of valibot and cosmiconfig, which
 # the prune keeps), prettier (only nest-commander's shell-completion generator, never enabled), typeorm's browser
-# build, and source maps and type declarations (about 140 MB in all).
+# build, and source maps and type declarations (about 140 MB in all); and docx's ESM, UMD and IIFE copies of
+# its bundles (14 MB): the compiled service is CommonJS and require('docx') loads dist/*.cjs (its "exports").
 RUN npm prune --omit=dev --no-audit --no-fund \
   && rm -rf node_modules/onnxruntime-node \
     node_modules/typescript node_modules/prettier node_modules/typeorm/browser \
+  && rm -f node_modules/docx/dist/*.mjs node_modules/docx/dist/*.iife.js node_modules/docx/dist/*.umd.cjs \
   && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete \
   && npm cache clean --force
 
@@ -46,17 +90,18 @@ COPY migrations ./migrations
 COPY web ./web
 RUN npm run build
 
-# --- Runtime: Node, ffmpeg, PocketSphinx (English), bzip2 and the built app. No compilers, no dev dependencies.
-# ffmpeg's package dependencies bring an OpenGL stack (Mesa's drivers and LLVM) and Perl that neither ffmpeg,
-# ffprobe nor libpocketsphinx links (ldd): they are purged (about 220 MB). The downloaded .debs go too.
+# --- Runtime: Node, ffmpeg/ffprobe (the stage above), PocketSphinx (English), bzip2 and the built app. No
+# compilers, no dev dependencies. Debian's ffmpeg package is not installed: with its libraries it was about
+# 330 MB (codecs, filters and devices the service never uses, and the libraries those link). libgomp1 is
+# whisper.cpp's OpenMP runtime (it came in with Debian's ffmpeg before).
 FROM ${NODE_IMAGE} AS runtime
 RUN apt-get update \
   && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-    ffmpeg libpocketsphinx3 pocketsphinx-en-us bzip2 \
-  && dpkg --purge --force-depends \
-    libllvm15 libz3-4 libgl1-mesa-dri libglx-mesa0 perl perl-modules-5.36 libperl5.36 xkb-data \
-  && ffmpeg -hide_banner -version >/dev/null && ffprobe -hide_banner -version >/dev/null \
+    libpocketsphinx3 pocketsphinx-en-us bzip2 libgomp1 \
   && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
+COPY --from=ffmpeg /opt/ffmpeg/bin/ /usr/local/bin/
+COPY --from=ffmpeg /opt/ffmpeg/share/doc/ffmpeg/ /usr/share/doc/ffmpeg/
+RUN ffmpeg -hide_banner -version >/dev/null && ffprobe -hide_banner -version >/dev/null
 WORKDIR /app
 ENV NODE_ENV=production \
     ROLE=all \

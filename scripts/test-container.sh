@@ -3,6 +3,8 @@
 # migrate, an api container and a worker container against the machine's PostgreSQL and Redis on loopback,
 # readiness, a real upload that completes with text, `docker stop` on the worker in the middle of a job (the
 # job finishes or is handed back, and is charged once), the process user, and what the image must not hold.
+# The image's own ffmpeg/ffprobe (built from Debian's source for the service only) run as the service runs them
+# on every media kind the tests use and the API accepts, and must decode them exactly as Debian's ffmpeg here.
 # compose.yaml is checked with `docker compose config` (or docker-compose), and the containers run the
 # commands and variables of its services. Run by .ci/run after the tests; safe to re-run.
 #
@@ -175,12 +177,67 @@ docker run --rm --network host "$IMAGE" sh -c '
     || { echo "test files in the image"; exit 1; }
   for tool in gcc g++ cc make cmake; do ! command -v "$tool" >/dev/null || { echo "compiler in the image: $tool"; exit 1; }; done
   for tool in ffmpeg ffprobe bzip2 .tools/whisper.cpp/bin/whisper-cli; do command -v "$tool" >/dev/null || [ -x "$tool" ] || { echo "missing: $tool"; exit 1; }; done
-  ! ldd "$(command -v ffmpeg)" "$(command -v ffprobe)" /usr/lib/x86_64-linux-gnu/libpocketsphinx.so.3 | grep "not found" \
-    || { echo "a library ffmpeg or PocketSphinx links is missing"; exit 1; }
+  ! ldd "$(command -v ffmpeg)" "$(command -v ffprobe)" /usr/lib/x86_64-linux-gnu/libpocketsphinx.so.3 \
+    .tools/whisper.cpp/bin/whisper-cli .tools/whisper.cpp/bin/whisper-server | grep "not found" \
+    || { echo "a library ffmpeg, PocketSphinx or whisper.cpp links is missing"; exit 1; }
+  # The ffmpeg of the Dockerfile'"'"'s ffmpeg stage (Debian'"'"'s source, native components only), not Debian'"'"'s package.
+  ! dpkg-query -W -f "\${Status}" ffmpeg libavcodec59 2>/dev/null | grep -q "ok installed" || { echo "Debian'"'"'s ffmpeg package is installed"; exit 1; }
+  ffmpeg -hide_banner -buildconf | grep -q -- --disable-everything || { echo "ffmpeg is not the image'"'"'s own build"; exit 1; }
+  ffmpeg_version="$(ffmpeg -hide_banner -version | sed -n "1s/^ffmpeg version \([^ ]*\).*/\1/p") (Debian $(cat /usr/share/doc/ffmpeg/debian-version))"
+  # docx keeps only its CommonJS bundles: what require() loads, as the DOCX export does.
+  node -e "const d = require(\"docx\"); d.Packer.toBuffer(new d.Document({ sections: [{ children: [new d.Paragraph(\"x\")] }] })).then((b) => process.exit(b.length > 1000 ? 0 : 1), () => process.exit(1))" \
+    || { echo "docx does not load or write a document"; exit 1; }
   [ -f /usr/share/pocketsphinx/model/en-us/en-us.lm.bin ] || { echo "missing: PocketSphinx English model"; exit 1; }
   .tools/whisper.cpp/bin/whisper-cli --version | grep -q "whisper.cpp version" || { echo "whisper-cli does not run"; exit 1; }
-  echo "user $(id -un) ($(id -u)); node $(node --version); no dev dependencies, fixtures or compilers; ffmpeg, bzip2, PocketSphinx, whisper.cpp present"
+  echo "user $(id -un) ($(id -u)); node $(node --version); no dev dependencies, fixtures or compilers; ffmpeg $ffmpeg_version, bzip2, PocketSphinx, whisper.cpp present; docx writes"
 ' || fail "image contents"
+
+step "Media kinds: the image's ffmpeg/ffprobe, run as the service runs them, against Debian's ffmpeg on this machine"
+# The test fixtures, the files the e2e tests generate (same commands), and the other kinds the API accepts
+# (openapi.yaml: MP3, WAV, FLAC, OGG, M4A, AAC, MP4, MKV, WebM, MOV) with the codecs they usually carry. Made
+# by this machine's Debian ffmpeg (which the test suite needs anyway: libopus, libx264, libmp3lame, ...).
+media="$work/media"
+mkdir -p "$media/generated"
+cp -r test/fixtures/audio "$media/fixtures"
+find "$media/fixtures" -type f ! -regex '.*\.\(wav\|mp3\|flac\|ogg\|opus\|mp4\)' -delete
+gen() { ffmpeg -nostdin -hide_banner -loglevel error -y "${@:2}" "$media/generated/$1" || fail "ffmpeg could not make $1"; }
+go_forward=test/fixtures/audio/pocketsphinx/goforward.wav
+dark_suit=test/fixtures/audio/pocketsphinx/cards_005.wav
+mono='aformat=sample_fmts=s16:sample_rates=16000:channel_layouts=mono'
+black=(-f lavfi -i color=c=black:s=64x64:d=3)
+gen goforward.mp3 -i "$go_forward"
+gen goforward.webm -i "$go_forward" -c:a libopus
+gen goforward.mp4 "${black[@]}" -i "$go_forward" -shortest -c:v libx264 -c:a aac
+gen two-callers.wav -i "$go_forward" -i "$dark_suit" \
+  -filter_complex "[0]$mono,apad[l];[1]$mono,apad[r];[l][r]join=inputs=2:channel_layout=stereo[out]" -map '[out]' -t 3.5
+gen nine-channels.wav -f lavfi -i "aevalsrc=$(printf '0.1*sin(440*2*PI*t)|%.0s' {1..8})0.1*sin(440*2*PI*t):d=1:s=16000"
+gen no-xing.mp3 -i "$go_forward" -write_xing 0
+# WebM written through a pipe with no duration at all (as a browser's MediaRecorder): measured, not stated.
+ffmpeg -nostdin -v error -stream_loop 2 -i "$media/generated/goforward.webm" -c copy -live 1 -f webm pipe:1 \
+  >"$media/generated/piped-live.webm" || fail "ffmpeg could not make piped-live.webm"
+gen goforward.m4a -i "$go_forward" -c:a aac
+gen goforward-alac.m4a -i "$go_forward" -c:a alac
+gen goforward.aac -i "$go_forward" -c:a aac -f adts
+gen goforward-aac.mov -i "$go_forward" -c:a aac
+gen goforward-pcm.mov "${black[@]}" -i "$go_forward" -shortest -c:v libx264 -c:a pcm_s16be
+gen goforward-mp3.mp4 -i "$go_forward" -c:a libmp3lame
+gen goforward-vorbis.webm -i "$go_forward" -c:a libvorbis
+gen goforward-opus.mkv -i "$go_forward" -c:a libopus
+gen goforward-ac3.mkv "${black[@]}" -i "$go_forward" -shortest -c:v libx264 -c:a ac3
+gen goforward-eac3.mkv -i "$go_forward" -c:a eac3
+gen goforward-mp3.mkv -i "$go_forward" -c:a libmp3lame
+gen goforward-mp2.mkv -i "$go_forward" -c:a mp2
+gen goforward-opus.ogg -i "$go_forward" -c:a libopus
+gen goforward-flac.ogg -i "$go_forward" -c:a flac
+gen goforward-24bit.flac -i "$go_forward" -c:a flac -sample_fmt s32 -bits_per_raw_sample 24
+for codec in pcm_s24le pcm_f32le pcm_u8 adpcm_ms adpcm_ima_wav; do gen "goforward-$codec.wav" -i "$go_forward" -c:a "$codec"; done
+for codec in pcm_mulaw pcm_alaw libgsm_ms; do gen "goforward-$codec.wav" -i "$go_forward" -ar 8000 -c:a "$codec"; done
+node scripts/container-media-check.cjs reference "$media" >"$work/media-reference.jsonl" || fail "reference decode with this machine's ffmpeg"
+mv "$work/media-reference.jsonl" "$media/reference.jsonl"
+chmod -R a+rX "$media"
+docker run --rm --network host --label "$LABEL=$RUN_ID" -v "$media:/media:ro" \
+  -v "$PWD/scripts/container-media-check.cjs:/check/container-media-check.cjs:ro" \
+  "$IMAGE" node /check/container-media-check.cjs check /media /media/reference.jsonl /app/dist || fail "media kinds"
 
 step "Migrations (docker run IMAGE node dist/cli.js migrate, as compose's migrate service)"
 docker volume create --label "$LABEL=$RUN_ID" "stt-$RUN_ID-storage" >/dev/null
