@@ -24,6 +24,7 @@ import {
   machineInfo,
   markdownTable,
   processMemory,
+  processPssMb,
   publish,
   quietWaitMs,
   runMain,
@@ -33,38 +34,96 @@ import { withSandbox } from './lib/sandbox';
 import { transcribeThroughService } from './lib/service-client';
 
 interface MemorySampler {
-  stop(): { peakSumMb: number; peakHwmMb: number; peakProcess: string; samples: number };
+  stop(): {
+    peakSumMb: number;
+    peakHwmMb: number;
+    peakProcess: string;
+    samples: number;
+    /** API + worker + the worker's descendants, summed: the peak, and each process's RSS at that moment. */
+    peakServiceMb: number;
+    peakServiceParts: string;
+    /** The same processes' proportional set sizes summed (shared pages counted once): the peak and its parts. */
+    peakServicePssMb: number;
+    peakServicePssParts: string;
+  };
 }
 
-function sampleDescendants(rootPid: number, intervalMs = 250): MemorySampler {
+/** A short label of a process: its script's or binary's name (main.js api/worker, engine-child.js, ffmpeg). */
+function processLabel(pid: number, roles: ReadonlyMap<number, string>): string {
+  const role = roles.get(pid);
+  if (role) return role;
+  return commandLine(pid)
+    .split(' ')
+    .slice(0, 2)
+    .map((part) => part.split('/').pop() ?? part)
+    .join(' ');
+}
+
+function sampleDescendants(rootPid: number, apiPid: number, intervalMs = 250): MemorySampler {
   let peakSumMb = 0;
   let peakHwmMb = 0;
   let peakProcess = '';
+  let peakServiceMb = 0;
+  let peakServiceParts = '';
+  let peakServicePssMb = 0;
+  let peakServicePssParts = '';
   let samples = 0;
+  const roles = new Map([
+    [apiPid, 'API (main.js, ROLE=api)'],
+    [rootPid, 'worker (main.js, ROLE=worker)'],
+  ]);
   const tick = (): void => {
     let sum = 0;
+    const parts: Array<[string, number]> = [];
     for (const pid of descendants(rootPid)) {
       const memory = processMemory(pid);
       if (!memory) continue;
       sum += memory.rssMb;
+      parts.push([processLabel(pid, roles), memory.rssMb]);
       if (memory.hwmMb > peakHwmMb) {
         peakHwmMb = memory.hwmMb;
-        peakProcess = commandLine(pid)
-          .split(' ')
-          .slice(0, 2)
-          .map((part) => part.split('/').pop() ?? part)
-          .join(' ');
+        peakProcess = processLabel(pid, roles);
       }
+    }
+    let service = sum;
+    for (const pid of [apiPid, rootPid]) {
+      const memory = processMemory(pid);
+      if (!memory) continue;
+      service += memory.rssMb;
+      parts.unshift([processLabel(pid, roles), memory.rssMb]);
+    }
+    const pssParts: Array<[string, number]> = [];
+    for (const pid of [apiPid, rootPid, ...descendants(rootPid)]) {
+      const pss = processPssMb(pid);
+      if (pss !== null) pssParts.push([processLabel(pid, roles), pss]);
+    }
+    const pssSum = pssParts.reduce((total, [, mb]) => total + mb, 0);
+    if (pssSum > peakServicePssMb) {
+      peakServicePssMb = pssSum;
+      peakServicePssParts = pssParts.map(([label, mb]) => `${label} ${mb.toFixed(0)}`).join(' + ');
     }
     samples++;
     peakSumMb = Math.max(peakSumMb, sum);
+    if (service > peakServiceMb) {
+      peakServiceMb = service;
+      peakServiceParts = parts.map(([label, mb]) => `${label} ${mb.toFixed(0)}`).join(' + ');
+    }
   };
   const timer = setInterval(tick, intervalMs);
   return {
     stop: () => {
       clearInterval(timer);
       tick();
-      return { peakSumMb, peakHwmMb, peakProcess, samples };
+      return {
+        peakSumMb,
+        peakHwmMb,
+        peakProcess,
+        samples,
+        peakServiceMb,
+        peakServiceParts,
+        peakServicePssMb,
+        peakServicePssParts,
+      };
     },
   };
 }
@@ -81,6 +140,10 @@ interface LongRow {
   peakSumMb: number;
   peakHwmMb: number;
   peakProcess: string;
+  peakServiceMb: number;
+  peakServiceParts: string;
+  peakServicePssMb: number;
+  peakServicePssParts: string;
   errorMessage: string | null;
 }
 
@@ -100,7 +163,7 @@ async function main(): Promise<void> {
         const measured: LongRow[] = [];
         for (const { minutes, file } of files) {
           console.error(`[long-audio] ${minutes} min (${file}), load ${loadAverage()}`);
-          const sampler = sampleDescendants(worker.pid);
+          const sampler = sampleDescendants(worker.pid, api.pid);
           const run = await transcribeThroughService(target, file, {}, 3 * 3600 * 1000);
           const memory = sampler.stop();
           const [record] = await sandbox.query<{ started_at: Date | null; completed_at: Date | null }>(
@@ -147,6 +210,10 @@ async function main(): Promise<void> {
         'RTF',
         'peak engine RSS, sum of descendants (MB)',
         'peak VmHWM of one process (MB)',
+        'peak of API + worker + descendants (MB)',
+        'at that peak, per process (MB RSS)',
+        'peak of the same, PSS summed (MB)',
+        'at that peak, per process (MB PSS)',
       ],
       rows.map((row) => [
         `${fixed(row.audioSeconds / 60, 1)} min`,
@@ -158,12 +225,17 @@ async function main(): Promise<void> {
         fixed(row.rtf, 3),
         fixed(row.peakSumMb, 0),
         `${fixed(row.peakHwmMb, 0)} (${row.peakProcess})`,
+        fixed(row.peakServiceMb, 0),
+        row.peakServiceParts,
+        fixed(row.peakServicePssMb, 0),
+        row.peakServicePssParts,
       ]),
     );
     const markdown =
       `${table}\n\nLongest vs shortest file (${fixed(durationRatio, 2)}× the audio): processing time ×${fixed(timeRatio, 2)} ` +
       `(target ≤ ${fixed(durationRatio * 1.05, 2)}, i.e. 3.15 for 3 h vs 1 h), peak engine memory ×${fixed(memoryRatio, 2)} ` +
-      `(target ≤ 1.20, and < 600 MB: ${fixed(long.peakSumMb, 0)} MB). ` +
+      `(target ≤ 1.20, and < 600 MB: ${fixed(long.peakSumMb, 0)} MB); the whole service's peak ${fixed(long.peakServiceMb, 0)} MB RSS summed, ${fixed(long.peakServicePssMb, 0)} MB PSS summed ` +
+      `(issue 36 item 5: API + worker + engine child ≤ 500 MB). ` +
       `Load average at start ${loadAtStart}, at end ${loadAverage()}. Machine: ${machine.cpus} × ${machine.cpuModel}.`;
     publish('long-audio', markdown, { rows, timeRatio, memoryRatio, loadAtStart });
   } finally {

@@ -3,7 +3,13 @@
  * process of a throwaway service, for --minutes each.
  *
  *   npm run bench:realtime
- *   node dist-bench/bench/realtime.js [--streams 4] [--minutes 5]
+ *   node dist-bench/bench/realtime.js [--streams 4] [--minutes 5] [--stagger 1] [--capacity fixed|measured]
+ *
+ * --stagger: seconds between two streams' starts (0: lockstep). Each stream starts at another point of the
+ * speech (stream i at i × 37 s, wrapping), so no two streams send the same clip at the same time.
+ * --capacity fixed (default): REALTIME_MAX_SESSIONS = --streams, every stream admitted whatever the machine
+ * sustains; measured: REALTIME_MAX_SESSIONS unset, so the process admits what it measures it can serve, and a
+ * stream refused `server_busy` is counted as refused (not retried).
  *
  * Each stream sends 16 kHz PCM in 100 ms appends on a real-time schedule (server VAD on). Measured per stream,
  * on this process's clock:
@@ -19,6 +25,7 @@ import {
   fixed,
   loadAverage,
   machineInfo,
+  argument,
   markdownTable,
   numberArgument,
   percentile,
@@ -37,10 +44,17 @@ interface StreamFigures {
   cadencesMs: number[];
   errors: string[];
   closeCode: number | null;
+  refused: boolean;
 }
 
 async function runStream(url: string, apiKey: string, pcm: Buffer): Promise<StreamFigures> {
-  const figures: StreamFigures = { finals: [], cadencesMs: [], errors: [], closeCode: null };
+  const figures: StreamFigures = {
+    finals: [],
+    cadencesMs: [],
+    errors: [],
+    closeCode: null,
+    refused: false,
+  };
   const socket = new WebSocket(`${url.replace('http', 'ws')}/v1/realtime?model=standard`, {
     headers: { Authorization: `Bearer ${apiKey}` },
   });
@@ -63,7 +77,8 @@ async function runStream(url: string, apiKey: string, pcm: Buffer): Promise<Stre
         break;
       }
       case 'error':
-        figures.errors.push(JSON.stringify(event.error));
+        if ((event.error as { code?: string } | undefined)?.code === 'server_busy') figures.refused = true;
+        else figures.errors.push(JSON.stringify(event.error));
         break;
     }
   });
@@ -85,7 +100,7 @@ async function runStream(url: string, apiKey: string, pcm: Buffer): Promise<Stre
   );
   const chunk = (BYTES_PER_SECOND * CHUNK_MS) / 1000;
   started = performance.now();
-  for (let offset = 0; offset < pcm.length; offset += chunk) {
+  for (let offset = 0; offset < pcm.length && figures.closeCode === null; offset += chunk) {
     socket.send(
       JSON.stringify({
         type: 'input_audio_buffer.append',
@@ -105,6 +120,8 @@ async function runStream(url: string, apiKey: string, pcm: Buffer): Promise<Stre
 async function main(): Promise<void> {
   const streams = numberArgument('--streams', 4);
   const minutes = numberArgument('--minutes', 5);
+  const staggerSeconds = numberArgument('--stagger', 1);
+  const measured = argument('--capacity') === 'measured';
   const machine = machineInfo();
   const directory = benchTempDir('realtime');
   try {
@@ -112,22 +129,28 @@ async function main(): Promise<void> {
     const pcm = wav.subarray(44);
     const loadAtStart = await waitForQuietMachine(1.5, quietWaitMs());
     const results = await withSandbox({ LOG_LEVEL: 'warn' }, async (sandbox) => {
-      // Admitted whatever the process's default capacity: the bench measures what it says.
+      // Fixed: admitted whatever the process's capacity, the bench measures what it says. Measured: the
+      // process decides (one workspace may hold them all, so only the capacity refuses).
       const api = await sandbox.start('api', {
         REALTIME_MAX_SESSIONS_PER_WORKSPACE: String(streams),
-        REALTIME_MAX_SESSIONS: String(streams),
+        REALTIME_MAX_PROCESS_SESSIONS_PER_WORKSPACE: String(streams),
+        ...(measured ? {} : { REALTIME_MAX_SESSIONS: String(streams) }),
       });
-      // Streams start a second apart, as independent callers would.
+      // Even byte counts both (PCM16), so the rotation never splits a sample.
+      const offsetBytes = (index: number): number => (index * 37 * BYTES_PER_SECOND) % pcm.length;
       return Promise.all(
         Array.from({ length: streams }, async (_, index) => {
-          await sleep(index * 1000);
-          return runStream(api.url as string, sandbox.apiKey, pcm);
+          await sleep(index * staggerSeconds * 1000);
+          const start = offsetBytes(index);
+          const rotated = Buffer.concat([pcm.subarray(start), pcm.subarray(0, start)]);
+          return runStream(api.url as string, sandbox.apiKey, rotated);
         }),
       );
     });
-    const finals = results.flatMap((result) => result.finals);
+    const admitted = results.filter((result) => !result.refused);
+    const finals = admitted.flatMap((result) => result.finals);
     const latencies = finals.map((final) => final.latencyMs);
-    const cadences = results.flatMap((result) => result.cadencesMs);
+    const cadences = admitted.flatMap((result) => result.cadencesMs);
     const firstMinute = finals.filter((final) => final.sentAtMs < 60_000).map((final) => final.latencyMs);
     const lastMinute = finals
       .filter((final) => final.sentAtMs >= (minutes - 1) * 60_000)
@@ -135,6 +158,10 @@ async function main(): Promise<void> {
     const figures = {
       streams,
       minutes,
+      staggerSeconds,
+      capacity: measured ? 'measured' : 'fixed',
+      admitted: admitted.length,
+      refused: results.length - admitted.length,
       finals: finals.length,
       finalLatencyMs: {
         p50: percentile(latencies, 50),
@@ -154,7 +181,8 @@ async function main(): Promise<void> {
       loadAtEnd: loadAverage(),
     };
     const markdown = [
-      `${streams} concurrent streams × ${minutes} min of English speech at real-time pace, one ROLE=api process`,
+      `${streams} streams × ${minutes} min of English speech at real-time pace, started ${staggerSeconds} s apart, one ROLE=api process,`,
+      `capacity ${figures.capacity}: ${figures.admitted} admitted, ${figures.refused} refused server_busy`,
       `(${machine.cpuModel}, ${machine.cpus} CPUs); load average at start ${loadAtStart}, at end ${figures.loadAtEnd}.`,
       '',
       markdownTable(

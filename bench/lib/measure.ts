@@ -28,6 +28,20 @@ export function processMemory(pid: number): ProcessMemory | null {
   return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
 }
 
+/**
+ * Proportional set size in MB (/proc/<pid>/smaps_rollup Pss): resident memory with each shared page divided
+ * among the processes that map it, so summing it over processes counts the node binary and shared libraries
+ * once (summed RSS counts them once per process). Null when the process is gone.
+ */
+export function processPssMb(pid: number): number | null {
+  try {
+    const rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) / 1024;
+  } catch {
+    return null;
+  }
+}
+
 /** Process ids of every descendant of pid (children, grandchildren, ...), from the ppid field of /proc/<n>/stat. */
 export function descendants(pid: number): number[] {
   const parents = new Map<number, number[]>();
