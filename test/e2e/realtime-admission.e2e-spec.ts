@@ -47,13 +47,7 @@ describe('Realtime admission from the measured cost of a session (REALTIME_MAX_S
     });
 
     const workspace = await t.createWorkspace({ name: 'Realtime admission', balanceEur: 5 });
-    const client = RealtimeTestClient.connect(port, bearer(workspace.apiKey));
-    await client.next('session.created');
-    client.send({
-      type: 'session.update',
-      session: { type: 'transcription', audio: { input: { format: { type: 'audio/pcm', rate: 16000 } } } },
-    });
-    await client.next('session.updated');
+    const client = await RealtimeTestClient.pcmSession(port, bearer(workspace.apiKey));
     const speech = rawAudio(GO_FORWARD, 's16le', 16000);
     // 22 s of speech at once: the thread decodes it over several of the process's 2 s readings.
     for (let repeat = 0; repeat < 8; repeat++) client.append(speech);

@@ -44,16 +44,8 @@ describe('Realtime sessions: what one tenant can hold of the live capacity', () 
     );
   }
 
-  async function pcmSession(apiKey: string): Promise<RealtimeTestClient> {
-    const client = connect(apiKey);
-    await client.next('session.created');
-    client.send({
-      type: 'session.update',
-      session: { type: 'transcription', audio: { input: { format: { type: 'audio/pcm', rate: 16000 } } } },
-    });
-    await client.next('session.updated');
-    return client;
-  }
+  const pcmSession = (apiKey: string): Promise<RealtimeTestClient> =>
+    RealtimeTestClient.pcmSession(port, bearer(apiKey));
 
   it("one workspace gets its share of the process's sessions (2 of 4), not all of them: another still gets in", async () => {
     const greedy = await t.createWorkspace({ name: 'Realtime share, greedy' });

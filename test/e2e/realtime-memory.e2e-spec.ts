@@ -104,13 +104,7 @@ describe('Realtime sessions: the memory one socket can hold (a real process)', (
   /** A session that has sent 55 s of speech and committed it: its decoder is busy for a while. */
   async function committedSession(name: string): Promise<RealtimeTestClient> {
     const workspace = await t.createWorkspace({ name });
-    const client = RealtimeTestClient.connect(port, bearer(workspace.apiKey));
-    await client.next('session.created');
-    client.send({
-      type: 'session.update',
-      session: { type: 'transcription', audio: { input: { format: { type: 'audio/pcm', rate: 16000 } } } },
-    });
-    await client.next('session.updated');
+    const client = await RealtimeTestClient.pcmSession(port, bearer(workspace.apiKey));
     const clip = rawAudio(WITH_SILENCE, 's16le', 16000);
     const speech = Buffer.concat(Array.from({ length: 6 }, () => clip)).subarray(0, 55 * BYTES_PER_SECOND);
     await client.stream(speech, BYTES_PER_SECOND, { chunkMs: 1000, paced: false });

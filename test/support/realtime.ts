@@ -35,6 +35,18 @@ export class RealtimeTestClient {
     return new RealtimeTestClient(new WebSocket(`ws://127.0.0.1:${port}/v1/realtime${query}`, { headers }));
   }
 
+  /** A session opened and switched to 16 kHz PCM16 input (`session.updated` received), ready for appends. */
+  static async pcmSession(port: number, headers: Record<string, string>): Promise<RealtimeTestClient> {
+    const client = RealtimeTestClient.connect(port, headers);
+    await client.next('session.created');
+    client.send({
+      type: 'session.update',
+      session: { type: 'transcription', audio: { input: { format: { type: 'audio/pcm', rate: 16000 } } } },
+    });
+    await client.next('session.updated');
+    return client;
+  }
+
   send(event: Record<string, unknown>): void {
     this.socket.send(JSON.stringify(event));
   }
