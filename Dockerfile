@@ -44,8 +44,9 @@ RUN set -eu; . /etc/os-release; \
     --disable-avdevice --disable-swscale --disable-postproc --enable-static --disable-shared \
     --enable-protocol=file,pipe \
     --enable-demuxer=wav,mp3,flac,ogg,mov,aac,matroska \
-    --enable-parser=aac,aac_latm,ac3,flac,gsm,mpegaudio,opus,vorbis \
+    --enable-parser=aac,aac_latm,ac3,dca,flac,gsm,mlp,mpegaudio,opus,vorbis \
     --enable-decoder=aac,ac3,eac3,alac,flac,opus,vorbis,mp1,mp1float,mp2,mp2float,mp3,mp3float \
+    --enable-decoder=dca,truehd,mlp,wmav1,wmav2 \
     --enable-decoder=pcm_s16le,pcm_s16be,pcm_s24le,pcm_s24be,pcm_s32le,pcm_s32be,pcm_f32le,pcm_f32be \
     --enable-decoder=pcm_f64le,pcm_f64be,pcm_u8,pcm_s8,pcm_mulaw,pcm_alaw,adpcm_ms,adpcm_ima_wav,gsm_ms \
     --enable-encoder=pcm_s16le,flac \

@@ -227,6 +227,10 @@ gen goforward-ac3.mkv "${black[@]}" -i "$go_forward" -shortest -c:v libx264 -c:a
 gen goforward-eac3.mkv -i "$go_forward" -c:a eac3
 gen goforward-mp3.mkv -i "$go_forward" -c:a libmp3lame
 gen goforward-mp2.mkv -i "$go_forward" -c:a mp2
+# What film and broadcast files carry in Matroska: DTS, Dolby TrueHD (Debian's encoders are experimental), WMA.
+gen goforward-dts.mkv -i "$go_forward" -c:a dca -strict -2
+gen goforward-truehd.mkv -i "$go_forward" -c:a truehd -strict -2
+gen goforward-wmav2.mkv -i "$go_forward" -c:a wmav2
 gen goforward-opus.ogg -i "$go_forward" -c:a libopus
 gen goforward-flac.ogg -i "$go_forward" -c:a flac
 gen goforward-24bit.flac -i "$go_forward" -c:a flac -sample_fmt s32 -bits_per_raw_sample 24
