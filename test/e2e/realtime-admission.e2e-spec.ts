@@ -21,11 +21,8 @@ describe('Realtime admission from the measured cost of a session (REALTIME_MAX_S
   let t: TestApp;
   let port: number;
   beforeAll(async () => {
-    // The test environment fixes the capacity for every other suite; this one measures it.
-    t = await startTestApp({
-      METRICS_TOKEN: token,
-      REALTIME_MAX_SESSIONS: undefined as unknown as string,
-    });
+    // The test environment fixes the capacity for every other suite; this one unsets it, so it is measured.
+    t = await startTestApp({ METRICS_TOKEN: token, REALTIME_MAX_SESSIONS: undefined });
     port = await t.listeningPort();
   });
   afterAll(() => t.close());

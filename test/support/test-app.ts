@@ -27,7 +27,7 @@ export interface TestApp {
 }
 
 /** Boots the real application (real PostgreSQL, Redis) in-process, with optional environment overrides. */
-export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(overrides: Record<string, string | undefined> = {}): Promise<TestApp> {
   const config = loadAppConfiguration({ ...baseTestEnvironment(), ...overrides });
   const app = await createHttpApp(config);
   await app.init();
