@@ -72,41 +72,40 @@ function sampleDescendants(rootPid: number, apiPid: number, intervalMs = 250): M
     [apiPid, 'API (main.js, ROLE=api)'],
     [rootPid, 'worker (main.js, ROLE=worker)'],
   ]);
+  const describe = (parts: Array<[string, number]>): string =>
+    parts.map(([label, mb]) => `${label} ${mb.toFixed(0)}`).join(' + ');
   const tick = (): void => {
+    // One scan of /proc per tick: the worker's descendants, read for RSS and PSS alike.
+    const children = new Set(descendants(rootPid));
     let sum = 0;
+    let service = 0;
     const parts: Array<[string, number]> = [];
-    for (const pid of descendants(rootPid)) {
+    const pssParts: Array<[string, number]> = [];
+    for (const pid of [apiPid, rootPid, ...children]) {
       const memory = processMemory(pid);
       if (!memory) continue;
+      const label = processLabel(pid, roles);
+      service += memory.rssMb;
+      parts.push([label, memory.rssMb]);
+      const pss = processPssMb(pid);
+      if (pss !== null) pssParts.push([label, pss]);
+      if (!children.has(pid)) continue;
       sum += memory.rssMb;
-      parts.push([processLabel(pid, roles), memory.rssMb]);
       if (memory.hwmMb > peakHwmMb) {
         peakHwmMb = memory.hwmMb;
-        peakProcess = processLabel(pid, roles);
+        peakProcess = label;
       }
-    }
-    let service = sum;
-    for (const pid of [apiPid, rootPid]) {
-      const memory = processMemory(pid);
-      if (!memory) continue;
-      service += memory.rssMb;
-      parts.unshift([processLabel(pid, roles), memory.rssMb]);
-    }
-    const pssParts: Array<[string, number]> = [];
-    for (const pid of [apiPid, rootPid, ...descendants(rootPid)]) {
-      const pss = processPssMb(pid);
-      if (pss !== null) pssParts.push([processLabel(pid, roles), pss]);
     }
     const pssSum = pssParts.reduce((total, [, mb]) => total + mb, 0);
     if (pssSum > peakServicePssMb) {
       peakServicePssMb = pssSum;
-      peakServicePssParts = pssParts.map(([label, mb]) => `${label} ${mb.toFixed(0)}`).join(' + ');
+      peakServicePssParts = describe(pssParts);
     }
     samples++;
     peakSumMb = Math.max(peakSumMb, sum);
     if (service > peakServiceMb) {
       peakServiceMb = service;
-      peakServiceParts = parts.map(([label, mb]) => `${label} ${mb.toFixed(0)}`).join(' + ');
+      peakServiceParts = describe(parts);
     }
   };
   const timer = setInterval(tick, intervalMs);
