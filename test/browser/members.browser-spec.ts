@@ -44,10 +44,12 @@ describe('Members page in Chromium', () => {
     await role.waitFor();
     expect(await role.inputValue()).toBe('viewer');
     await page.getByText('viewer · accepted').waitFor();
-    await role.selectOption('member');
-    await page.waitForResponse(
+    // The wait is registered before the change: the PATCH may be answered before selectOption returns.
+    const changed = page.waitForResponse(
       (response) => response.url().includes('/v1/workspace/members/') && response.status() === 200,
     );
+    await role.selectOption('member');
+    await changed;
     await page.reload();
     expect(await page.getByLabel(`Role of ${invitee}`).inputValue()).toBe('member');
 
