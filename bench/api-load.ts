@@ -47,6 +47,13 @@ const VARIANTS: Variant[] = [
   { name: 'status, metrics off', env: { BENCH_SWITCH_OFF: 'metrics' }, path: 'status' },
   { name: 'status, rate limits off', env: { BENCH_SWITCH_OFF: 'rate-limits' }, path: 'status' },
   { name: "status, API key's request log off", env: { BENCH_SWITCH_OFF: 'key-request-log' }, path: 'status' },
+  {
+    // --max-semi-space-size=0 is V8's own default (sized from the machine's memory), and any such flag leaves the
+    // young generation to the operator (src/common/lifecycle/young-generation.ts): the service before it held it.
+    name: 'status, young generation left to grow (NODE_OPTIONS=--max-semi-space-size=0)',
+    env: { NODE_OPTIONS: '--max-semi-space-size=0' },
+    path: 'status',
+  },
   { name: 'GET /v1/health (no credential, no database), all on', env: {}, path: 'health' },
 ];
 
@@ -67,6 +74,8 @@ interface Sample {
   non2xx: number;
   errors: number;
   load: string;
+  /** The server process's peak resident memory (VmHWM) when the sample ended, MB. */
+  serverPeakRssMb: number;
 }
 
 async function startBareExpress(): Promise<{ url: string; child: ChildProcess }> {
@@ -88,6 +97,16 @@ function cpuSeconds(pid: number): number {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** A process's peak resident memory so far (VmHWM), MB; 0 when it is gone. */
+function peakRssMb(pid: number): number {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : 0;
   } catch {
     return 0;
   }
@@ -143,6 +162,7 @@ async function measure(
     non2xx: result.non2xx,
     errors: result.errors,
     load,
+    serverPeakRssMb: peakRssMb(serverPid),
   };
 }
 
@@ -224,6 +244,7 @@ async function main(): Promise<void> {
         .map((part) => fixed(of.reduce((sum, sample) => sum + sample.cpu[part], 0) / of.length, 0))
         .join(' / '),
       of.map((sample) => `${fixed(sample.p50, 0)}/${fixed(sample.p99, 0)}`).join(' · '),
+      of.map((sample) => fixed(sample.serverPeakRssMb, 0)).join(' / '),
       String(of.reduce((sum, sample) => sum + sample.non2xx + sample.errors, 0)),
       of.map((sample) => sample.load.split(' / ')[0]).join(' · '),
     ];
@@ -237,6 +258,7 @@ async function main(): Promise<void> {
       'cost of the piece (per request, whole machine)',
       'CPU µs per request: server / PostgreSQL / Redis / autocannon',
       'p50/p99 ms',
+      'server peak RSS (MB)',
       'non-2xx + errors',
       'load (1 min) per sample',
     ],

@@ -1,4 +1,6 @@
-// First: tracing, when configured, must be started before the modules it instruments are loaded.
+// First: the young generation is held at its starting size before anything allocates (young-generation.ts).
+import './common/lifecycle/hold-young-generation';
+// Then tracing: when configured, it must be started before the modules it instruments are loaded.
 import './common/tracing/preload';
 import { Logger } from '@nestjs/common';
 import { createHttpApp, createWorkerContext } from './bootstrap';

@@ -35,6 +35,14 @@ describe('engine child imports', () => {
     );
   });
 
+  it('holds the young generation before anything else loads (hold-young-generation.js is its first import)', () => {
+    const names = modules.map((file) => file.split('/dist/').at(-1));
+    expect(names.slice(0, 2)).toEqual([
+      'engine/runner/engine-child.js',
+      'common/lifecycle/hold-young-generation.js',
+    ]);
+  });
+
   it('does not load class-validator, class-transformer or any configuration slice', () => {
     expect(modules.filter((file) => /\/node_modules\/class-(validator|transformer)\//.test(file))).toEqual(
       [],

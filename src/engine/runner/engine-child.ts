@@ -5,6 +5,8 @@
  * needs, says `ready`, and waits. Its imports are kept to decoding: the engines' factories, not their
  * descriptors and configuration slices (engine-child-imports.integration-spec.ts checks the module graph).
  */
+// First: the young generation is held at its starting size before the engines load (young-generation.ts).
+import '../../common/lifecycle/hold-young-generation';
 import * as path from 'node:path';
 import { EngineError } from '../engine.types';
 import { TranscriptionPipeline } from '../pipeline/transcription-pipeline';
