@@ -1,5 +1,6 @@
-// First: the young generation is held at its starting size before anything allocates (young-generation.ts).
-import './common/lifecycle/hold-young-generation';
+// First: the young generation is held at its starting size while the modules load, capped once serving
+// (young-generation.ts).
+import { capYoungGenerationOnceServing } from './common/lifecycle/hold-young-generation';
 // Then tracing: when configured, it must be started before the modules it instruments are loaded.
 import './common/tracing/preload';
 import { Logger } from '@nestjs/common';
@@ -30,12 +31,14 @@ async function main(): Promise<void> {
     await createWorkerContext(configuration);
     logger.log(describeProcessSettings(settings));
     logger.log('Worker started (ROLE=worker)');
+    capYoungGenerationOnceServing();
     return;
   }
   const app = await createHttpApp(configuration);
   logger.log(describeProcessSettings(settings));
   await app.listen(PORT);
   logger.log(`Listening on port ${PORT} (ROLE=${ROLE})`);
+  capYoungGenerationOnceServing();
 }
 
 main().catch((error: unknown) => {

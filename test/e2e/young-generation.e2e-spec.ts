@@ -13,9 +13,10 @@ function newSpaceBytes(metrics: string): number {
 }
 
 /**
- * A real `node dist/main.js` holds its young generation at V8's starting size (src/common/lifecycle/
- * young-generation.ts: at rest an API process held ~75 MB more without it), read from its own /metrics after it
- * loaded and served requests; an operator's `--max-semi-space-size` in NODE_OPTIONS is left in charge.
+ * A real `node dist/main.js` keeps its young generation within the cap (src/common/lifecycle/young-generation.ts:
+ * held while it loads, at most 32 MB per semi-space once serving (V8 alone: 64 MB here); at rest an API process held ~75 MB more
+ * without it), read from its own /metrics after it loaded and served requests; an operator's
+ * `--max-semi-space-size` in NODE_OPTIONS is left in charge.
  */
 describe('Young generation of a real service process (node dist/main.js)', () => {
   const processes: ServiceProcess[] = [];
@@ -41,8 +42,8 @@ describe('Young generation of a real service process (node dist/main.js)', () =>
     return newSpaceBytes(await scraped.text());
   }
 
-  it('stays at its starting size (≤ 4 MiB) through start-up and 200 requests', async () => {
-    expect(await newSpaceAfterLoad({})).toBeLessThanOrEqual(4 * 2 ** 20);
+  it('stays within the cap (two 32 MiB semi-spaces) through start-up and 200 requests', async () => {
+    expect(await newSpaceAfterLoad({})).toBeLessThanOrEqual(64 * 2 ** 20);
   }, 60_000);
 
   it("is the operator's to size: NODE_OPTIONS=--max-semi-space-size=32 lets it grow", async () => {

@@ -1,9 +1,16 @@
 /**
  * Imported first by main.ts and the engine child: holds this process's young generation at its starting size
- * unless the operator sized it (young-generation.ts). A module of its own so that importing the rule (tests)
- * changes nothing.
+ * while it loads, unless the operator sized it (young-generation.ts). A module of its own so that importing the
+ * rules (tests) changes nothing.
  */
-import { holdYoungGeneration } from './young-generation';
+import { capYoungGeneration, holdYoungGeneration } from './young-generation';
 
 // eslint-disable-next-line no-restricted-properties -- node's own options, read before any configuration exists
-holdYoungGeneration(process.execArgv, process.env.NODE_OPTIONS);
+const nodeOptions = process.env.NODE_OPTIONS;
+
+holdYoungGeneration(process.execArgv, nodeOptions);
+
+/** main.ts, once the process serves: the young generation may grow again, up to the cap. */
+export function capYoungGenerationOnceServing(): void {
+  capYoungGeneration(process.execArgv, nodeOptions);
+}

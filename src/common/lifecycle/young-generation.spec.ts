@@ -1,4 +1,4 @@
-import { youngGenerationSizedByOperator } from './young-generation';
+import { growthFactorFor, youngGenerationSizedByOperator } from './young-generation';
 
 describe('youngGenerationSizedByOperator', () => {
   it.each([
@@ -18,5 +18,19 @@ describe('youngGenerationSizedByOperator', () => {
     [['--max-semi-space-sizes=3'], undefined],
   ])('execArgv %j, NODE_OPTIONS %j: nobody sized it', (execArgv, nodeOptions) => {
     expect(youngGenerationSizedByOperator(execArgv, nodeOptions)).toBe(false);
+  });
+});
+
+describe('growthFactorFor (cap 32 MB per semi-space)', () => {
+  const MiB = 2 ** 20;
+  it.each([
+    [2 * MiB, 2],
+    [8 * MiB, 2],
+    [16 * MiB, 2],
+    [32 * MiB, 1],
+    [64 * MiB, 1],
+    [128 * MiB, 1],
+  ])('a new space of %d bytes grows by %d (two doublings must stay within 2 × 32 MiB)', (bytes, factor) => {
+    expect(growthFactorFor(bytes, 32)).toBe(factor);
   });
 });
