@@ -10,7 +10,7 @@ const nodeOptions = process.env.NODE_OPTIONS;
 
 holdYoungGeneration(process.execArgv, nodeOptions);
 
-/** main.ts, once the process serves: the young generation may grow again, up to the cap. */
+/** main.ts once the process serves, the engine child once loaded: it may grow again, up to the cap. */
 export function capYoungGenerationOnceServing(): void {
   capYoungGeneration(process.execArgv, nodeOptions);
 }

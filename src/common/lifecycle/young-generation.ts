@@ -8,9 +8,9 @@
  * Two steps, both by V8's `--semi-space-growth-factor`, the one size setting V8 reads again each time it would
  * grow the new space (the size flags themselves are read once, when the heap is made):
  * - **held while loading** (holdYoungGeneration, a factor of 1): hold-young-generation.ts is the first import of
- *   main.ts and of the engine child, so nothing they load grows it. The engine child stays held: its work is
- *   native decoding, and V8's flags are per process, so its recogniser threads are held too.
- * - **capped once serving** (capYoungGeneration, API and worker processes after start-up): it may grow again,
+ *   main.ts and of the engine child, so nothing they load grows it.
+ * - **capped once serving** (capYoungGeneration: API and worker processes after start-up, the engine child once
+ *   loaded, where it made no difference that bench/long-audio.ts could tell from noise): it may grow again,
  *   to at most YOUNG_GENERATION_CAP_MB per semi-space (V8 alone: 64 MB here), checked after each collection.
  *   Held at its starting size an API process answered 27 % fewer status requests (more objects promoted, more
  *   full collections); with 16 MB semi-spaces, 7 % fewer than left to V8 and a lower peak under load

@@ -5,8 +5,9 @@
  * needs, says `ready`, and waits. Its imports are kept to decoding: the engines' factories, not their
  * descriptors and configuration slices (engine-child-imports.integration-spec.ts checks the module graph).
  */
-// First: the young generation is held at its starting size before the engines load (young-generation.ts).
-import '../../common/lifecycle/hold-young-generation';
+// First: the young generation is held at its starting size while the engines load, capped once loaded
+// (young-generation.ts).
+import { capYoungGenerationOnceServing } from '../../common/lifecycle/hold-young-generation';
 import * as path from 'node:path';
 import { EngineError } from '../engine.types';
 import { TranscriptionPipeline } from '../pipeline/transcription-pipeline';
@@ -71,6 +72,7 @@ process.once('message', (message: unknown) => {
   void runJob(message).finally(() => process.exit(0));
 });
 
+capYoungGenerationOnceServing();
 void send({ type: 'ready' });
 
 // An orphaned child has nobody to report to.
