@@ -12,8 +12,8 @@
  * - **capped once serving** (capYoungGeneration: API and worker processes after start-up, the engine child once
  *   loaded, where it made no difference that bench/long-audio.ts could tell from noise): it may grow again,
  *   to at most YOUNG_GENERATION_CAP_MB per semi-space (V8 alone: 64 MB here), checked after each collection.
- *   Held at its starting size an API process answered 27 % fewer status requests (more objects promoted, more
- *   full collections); with 16 MB semi-spaces, 7 % fewer than left to V8 and a lower peak under load
+ *   Held at its starting size for good, an API process answered 27 % fewer status requests than left to V8
+ *   (more objects promoted, more full collections); capped, 10 % fewer, with a peak under load ~100 MB lower
  *   (bench/api-load.ts, docs/benchmarks.md).
  *
  * An operator who sizes the young generation themselves (`--max-semi-space-size` or `--min-semi-space-size`, on
