@@ -93,7 +93,9 @@ export async function parseMultipartUpload(
       stream.on('error', () =>
         fail(new ProblemException('malformed-request', 'The multipart body ends inside a file part.')),
       );
-      if (name !== 'file' || stored) {
+      // After a refusal busboy still emits the parts it had buffered: one stored now would be left behind
+      // (found by the uploads fuzz suite: a malformed first part, then a second file part).
+      if (failed || name !== 'file' || stored) {
         stream.resume();
         return;
       }
