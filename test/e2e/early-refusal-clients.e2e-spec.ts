@@ -176,8 +176,9 @@ describe('early refusals every client can read', () => {
     const seen = await sendWholeBodyThenRead(port, malformedKey(marker), declared, null);
     expect(seen).toMatchObject({ bodySent: false });
     await eventually('the connection closed', async () => bytesReadAtCloseFor(marker), 30_000, 20);
-    // The bound plus what was in flight in the socket buffers when it was reached.
-    expect(bytesReadAtCloseFor(marker)).toBeLessThan(bound + 16 * 1024 * 1024);
+    // Each chunk read from the refusal on is checked: the bound plus the last socket read (64 KiB) and what came
+    // with the head. (Checked by a 20 ms timer instead, a loaded CI machine read 56 MB against this 32 MiB bound.)
+    expect(bytesReadAtCloseFor(marker)).toBeLessThan(bound + 1024 * 1024);
   });
 });
 
