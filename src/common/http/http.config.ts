@@ -102,7 +102,7 @@ export class HttpConfig {
 
   /**
    * An upload refused before its body is read (from its head or first field) is answered at once; the
-   * connection then keeps reading and dropping the body, up to this many bytes after the answer, so that
+   * connection then keeps reading and dropping the body, up to this many bytes after the refusal, so that
    * clients which read the answer only once their body is sent see it (lingering close). Past it the connection
    * is cut. Default 32 MiB: well above the bodies of typical API clients, well below the 500 MB upload limit.
    */
