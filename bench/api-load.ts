@@ -25,6 +25,7 @@ import {
   machineInfo,
   markdownTable,
   numberArgument,
+  processMemory,
   publish,
   quietWaitMs,
   runMain,
@@ -102,16 +103,6 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-/** A process's peak resident memory so far (VmHWM), MB; 0 when it is gone. */
-function peakRssMb(pid: number): number {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
 /** Processes by command name (postgres backends, redis-server). */
 function pidsNamed(name: string): number[] {
   return fs.readdirSync('/proc').flatMap((entry) => {
@@ -162,7 +153,7 @@ async function measure(
     non2xx: result.non2xx,
     errors: result.errors,
     load,
-    serverPeakRssMb: peakRssMb(serverPid),
+    serverPeakRssMb: processMemory(serverPid)?.hwmMb ?? 0,
   };
 }
 
