@@ -25,8 +25,9 @@ const BYTE_CHECK_INTERVAL_MS = 20;
  * never sees the answer (nginx: "writev() failed (32: Broken pipe)", a 502, the process out of rotation). So the
  * connection drains the body — all of it when it is within `maxBytes` and arrives within `maxMs`, and then closes
  * cleanly, nothing left unread — and is cut past either bound: the protection against sending an unbounded body
- * to a refused request stays. What nginx does (lingering close), with bounds sized for uploads. `readFrom`: the
- * socket's bytes read where the count starts (the refusal's, when the body was read from there on).
+ * to a refused request stays. What nginx does (lingering close), with bounds sized for uploads. `body`: a request
+ * body closeWithoutReset is already reading and checking; `readFrom`: the socket's bytes read where the count
+ * starts (the refusal's, when the body was read from there on).
  */
 export function lingeringClose(
   socket: Socket,
@@ -48,15 +49,14 @@ export function lingeringClose(
     clearInterval(byteCheck);
   });
   if (body) {
-    body.on('data', () => overBound() && cut());
-    // The whole body read: nothing is left for a reset, close once the answer has left.
+    // Its chunks are checked against the bound as they come, from the refusal on (closeWithoutReset). The whole
+    // body read: nothing is left for a reset, close once the answer has left.
     const closeOnceAnswered = (): void => {
       if (socket.writableFinished) cut();
       else socket.once('finish', cut);
     };
     if (body.readableEnded) closeOnceAnswered();
     else body.once('end', closeOnceAnswered);
-    body.resume();
   }
   socket.resume();
 }
