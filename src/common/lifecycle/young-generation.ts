@@ -66,14 +66,14 @@ export function holdYoungGeneration(execArgv: readonly string[], nodeOptions: st
 /**
  * Lets the young generation grow again, to at most `capSemiSpaceMb` per semi-space: after each collection the
  * growth factor is set for the size the main thread's new space has then (growthFactorFor). Does nothing when
- * the operator sized it. Returns a stop function (tests).
+ * the operator sized it.
  */
 export function capYoungGeneration(
   execArgv: readonly string[],
   nodeOptions: string | undefined,
   capSemiSpaceMb: number = YOUNG_GENERATION_CAP_MB,
-): () => void {
-  if (youngGenerationSizedByOperator(execArgv, nodeOptions)) return () => undefined;
+): void {
+  if (youngGenerationSizedByOperator(execArgv, nodeOptions)) return;
   let factor: 1 | 2 | null = null;
   const check = (): void => {
     const wanted = growthFactorFor(newSpaceBytes(), capSemiSpaceMb);
@@ -82,10 +82,5 @@ export function capYoungGeneration(
     setGrowthFactor(wanted);
   };
   check();
-  const observer = new PerformanceObserver(check);
-  observer.observe({ entryTypes: ['gc'] });
-  return () => {
-    observer.disconnect();
-    setGrowthFactor(1);
-  };
+  new PerformanceObserver(check).observe({ entryTypes: ['gc'] });
 }
