@@ -7,6 +7,7 @@ import { AuditActor, AuditLog } from '../audit/audit-log.service';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AuthConfig } from './auth.config';
 import { ApiKey } from './api-key.entity';
+import { runPrepared, type PreparedStatement } from '../database/prepared-statement';
 
 export const API_KEY_PREFIX = 'svc_live_';
 const KEY_MATERIAL_LENGTH = 40;
@@ -31,6 +32,21 @@ export function generateApiKey(): string {
 }
 
 export type ApiKeyRejection = 'unknown' | 'revoked' | 'expired';
+
+/** What authenticating with a key reads of it (ApiKeyService.verify). */
+export type VerifiedApiKey = Pick<
+  ApiKey,
+  'id' | 'workspaceId' | 'userId' | 'scopes' | 'allowedNetworks' | 'revokedOn' | 'expiresOn' | 'lastUsedOn'
+>;
+
+/** Every authenticated request runs it: a prepared statement (src/database/prepared-statement.ts). */
+export const KEY_BY_HASH: PreparedStatement = {
+  name: 'api_key_by_hash',
+  text: `SELECT id, workspace_id AS "workspaceId", user_id AS "userId", scopes,
+                allowed_networks AS "allowedNetworks", revoked_on AS "revokedOn", expires_on AS "expiresOn",
+                last_used_on AS "lastUsedOn"
+           FROM api_keys WHERE key_hash = $1`,
+};
 
 /** What the audit log keeps of a key: never the key nor its hash. */
 function keyFacts(key: ApiKey): Record<string, unknown> {
@@ -134,8 +150,10 @@ export class ApiKeyService {
     }
   }
 
-  async verify(apiKey: string): Promise<{ key: ApiKey } | { rejected: ApiKeyRejection }> {
-    const key = await this.apiKeys.findOne({ where: { keyHash: hashApiKey(apiKey) } });
+  async verify(apiKey: string): Promise<{ key: VerifiedApiKey } | { rejected: ApiKeyRejection }> {
+    const [key] = await runPrepared<VerifiedApiKey>(this.apiKeys.manager.connection, KEY_BY_HASH, [
+      hashApiKey(apiKey),
+    ]);
     if (!key) return { rejected: 'unknown' };
     if (key.revokedOn) return { rejected: 'revoked' };
     if (key.expiresOn && key.expiresOn.getTime() <= Date.now()) return { rejected: 'expired' };
@@ -213,7 +231,7 @@ export class ApiKeyService {
    * Records an authenticated use, at most once a minute per key: the conditional UPDATE lets only one of
    * many concurrent requests write, and a key just noted is skipped without a query.
    */
-  async noteUse(key: ApiKey): Promise<void> {
+  async noteUse(key: Pick<ApiKey, 'id' | 'lastUsedOn'>): Promise<void> {
     const now = Date.now();
     if (key.lastUsedOn && now - key.lastUsedOn.getTime() < LAST_USE_RESOLUTION_MS) return;
     await this.apiKeys

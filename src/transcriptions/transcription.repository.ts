@@ -5,6 +5,7 @@ import type { OpenPaidJob, UnbilledAudio, WorkspaceJobHistory } from '../billing
 import { MODEL_TIERS_BY_QUEUE_PRIORITY, type ModelTier } from '../common/model-tier-catalogue';
 import type { RecognizedWord } from '../engine/engine.types';
 import type { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
+import { runPrepared, type PreparedStatement } from '../database/prepared-statement';
 import { pageAfterCursor } from './transcription-list-cursor';
 import {
   OPEN_STATUSES,
@@ -44,6 +45,12 @@ export interface LiveSessionProgress {
 }
 
 const T = 't';
+
+/** The status route's read: one row of the caller's workspace, or none. */
+export const STATE_IN_WORKSPACE: PreparedStatement = {
+  name: 'transcription_state_in_workspace',
+  text: 'SELECT status, progress FROM transcriptions WHERE workspace_id = $1 AND id = $2',
+};
 /** Open and handed to the worker queue (a Bull job exists, or should). */
 const HANDED_OVER = `${statusIn(`${T}.status`, OPEN_STATUSES)} AND ${T}.dispatched_at IS NOT NULL`;
 /** Open and waiting in PostgreSQL for its workspace's turn (fair share); live sessions never wait. */
@@ -91,11 +98,17 @@ export class TranscriptionRepository implements WorkspaceJobHistory {
   }
 
   /** Status and progress only: polling and event streams must not load transcripts. */
-  findState(workspaceId: string, id: string): Promise<Pick<Transcription, 'status' | 'progress'> | null> {
-    return this.select()
-      .select([`${T}.id`, `${T}.status`, `${T}.progress`])
-      .where(`${T}.workspace_id = :workspaceId AND ${T}.id = :id`, { workspaceId, id })
-      .getOne();
+  /** The status route's read (polled by clients): a prepared statement (src/database/prepared-statement.ts). */
+  async findState(
+    workspaceId: string,
+    id: string,
+  ): Promise<Pick<Transcription, 'status' | 'progress'> | null> {
+    const [state] = await runPrepared<Pick<Transcription, 'status' | 'progress'>>(
+      this.dataSource,
+      STATE_IN_WORKSPACE,
+      [workspaceId, id],
+    );
+    return state ?? null;
   }
 
   /** The audio a player may stream: the stored key and type, and whether retention removed it. */
