@@ -49,6 +49,11 @@ const VARIANTS: Variant[] = [
   { name: 'status, rate limits off', env: { BENCH_SWITCH_OFF: 'rate-limits' }, path: 'status' },
   { name: "status, API key's request log off", env: { BENCH_SWITCH_OFF: 'key-request-log' }, path: 'status' },
   {
+    name: 'status, hot reads unprepared (parsed and planned per call)',
+    env: { BENCH_SWITCH_OFF: 'prepared-reads' },
+    path: 'status',
+  },
+  {
     // --max-semi-space-size=0 is V8's own default (sized from the machine's memory), and any such flag leaves the
     // young generation to the operator (src/common/lifecycle/young-generation.ts): the service before it held it.
     name: 'status, young generation left to grow (NODE_OPTIONS=--max-semi-space-size=0)',

@@ -37,6 +37,17 @@ const SWITCHES: Record<string, () => void> = {
       next: Next,
     ) => next();
   },
+  // The hot reads as prepared statements (database/prepared-statement.ts): the same SQL sent unnamed through
+  // TypeORM's DataSource.query, so PostgreSQL parses and plans it on every call. The compiled callers read
+  // `runPrepared` off the module's exports at each call, so replacing the export reaches them.
+  'prepared-reads': () => {
+    const prepared = requireFromService('./database/prepared-statement.js') as Record<string, unknown>;
+    prepared.runPrepared = (
+      dataSource: { query: (text: string, values: unknown[]) => Promise<unknown[]> },
+      statement: { text: string },
+      values: readonly unknown[],
+    ) => dataSource.query(statement.text, [...values]);
+  },
 };
 
 const piece = process.env.BENCH_SWITCH_OFF;
