@@ -1,7 +1,10 @@
 import { LoggingConfig } from './logging.config';
 import { ProcessConfig } from '../lifecycle/process.config';
 import { loadConfiguration } from '../../config/configuration';
-import { createRootLogger } from './log-format';
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pinoHttp from 'pino-http';
+import { createRootLogger, httpLogOptions } from './log-format';
 
 function capture(env: Record<string, string> = {}) {
   const lines: Array<Record<string, unknown>> = [];
@@ -53,5 +56,55 @@ describe('createRootLogger', () => {
     const verbose = capture({ LOG_LEVEL: 'verbose' });
     verbose.logger.trace('very detailed');
     expect(verbose.lines).toHaveLength(1);
+  });
+});
+
+describe('httpLogOptions (pino-http)', () => {
+  it('writes one request line and never serializes the request itself: its headers are not even read', async () => {
+    const { logger, lines } = capture({ ROLE: 'api' });
+    const middleware = pinoHttp(httpLogOptions(logger));
+    let headerReads = 0;
+    const server = createServer((request, response) => {
+      const headers = request.headers;
+      Object.defineProperty(request, 'headers', {
+        get: (): IncomingHttpHeaders => {
+          headerReads += 1;
+          return headers;
+        },
+      });
+      (request as typeof request & { id: string }).id = 'req-1';
+      middleware(request, response, () => response.end('ok'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      await new Promise<void>((resolve, reject) => {
+        httpRequest({
+          port,
+          path: '/v1/health?token=secret',
+          headers: { authorization: 'Bearer svc_live_x' },
+        })
+          .on('response', (response) => response.resume().on('end', resolve))
+          .on('error', reject)
+          .end();
+      });
+      // The line is written when the response finishes, on the server's side.
+      for (let turn = 0; turn < 20 && lines.length === 0; turn += 1)
+        await new Promise((r) => setImmediate(r));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(lines).toEqual([
+      expect.objectContaining({
+        msg: 'request completed',
+        requestId: 'req-1',
+        method: 'GET',
+        path: '/v1/health',
+        status: 200,
+      }),
+    ]);
+    expect(lines[0]).not.toHaveProperty('req');
+    expect(JSON.stringify(lines)).not.toContain('svc_live_x');
+    expect(headerReads).toBe(0);
   });
 });
