@@ -4,6 +4,7 @@ import { loadConfiguration } from '../../config/configuration';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pinoHttp from 'pino-http';
+import { eventually } from '../../../test/support/eventually';
 import { createRootLogger, httpLogOptions } from './log-format';
 
 function capture(env: Record<string, string> = {}) {
@@ -89,8 +90,7 @@ describe('httpLogOptions (pino-http)', () => {
           .end();
       });
       // The line is written when the response finishes, on the server's side.
-      for (let turn = 0; turn < 20 && lines.length === 0; turn += 1)
-        await new Promise((r) => setImmediate(r));
+      await eventually('the request line', () => Promise.resolve(lines.length > 0), 5_000, 5);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
