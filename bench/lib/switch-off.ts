@@ -37,11 +37,11 @@ const SWITCHES: Record<string, () => void> = {
       next: Next,
     ) => next();
   },
-  // The hot reads as prepared statements (database/prepared-statement.ts): the same SQL sent unnamed through
+  // The hot reads as prepared statements (common/database/prepared-statement.ts): the same SQL sent unnamed through
   // TypeORM's DataSource.query, so PostgreSQL parses and plans it on every call. The compiled callers read
   // `runPrepared` off the module's exports at each call, so replacing the export reaches them.
   'prepared-reads': () => {
-    const prepared = requireFromService('./database/prepared-statement.js') as Record<string, unknown>;
+    const prepared = requireFromService('./common/database/prepared-statement.js') as Record<string, unknown>;
     prepared.runPrepared = (
       dataSource: { query: (text: string, values: unknown[]) => Promise<unknown[]> },
       statement: { text: string },

@@ -7,7 +7,7 @@ import { AuditActor, AuditLog } from '../audit/audit-log.service';
 import { ProblemException } from '../common/problem/problem.exception';
 import { AuthConfig } from './auth.config';
 import { ApiKey } from './api-key.entity';
-import { runPrepared, type PreparedStatement } from '../database/prepared-statement';
+import { runPrepared, type PreparedStatement } from '../common/database/prepared-statement';
 
 export const API_KEY_PREFIX = 'svc_live_';
 const KEY_MATERIAL_LENGTH = 40;
@@ -39,7 +39,7 @@ export type VerifiedApiKey = Pick<
   'id' | 'workspaceId' | 'userId' | 'scopes' | 'allowedNetworks' | 'revokedOn' | 'expiresOn' | 'lastUsedOn'
 >;
 
-/** Every authenticated request runs it: a prepared statement (src/database/prepared-statement.ts). */
+/** Every authenticated request runs it: a prepared statement (src/common/database/prepared-statement.ts). */
 export const KEY_BY_HASH: PreparedStatement = {
   name: 'api_key_by_hash',
   text: `SELECT id, workspace_id AS "workspaceId", user_id AS "userId", scopes,

@@ -5,7 +5,7 @@ import type { OpenPaidJob, UnbilledAudio, WorkspaceJobHistory } from '../billing
 import { MODEL_TIERS_BY_QUEUE_PRIORITY, type ModelTier } from '../common/model-tier-catalogue';
 import type { RecognizedWord } from '../engine/engine.types';
 import type { ListTranscriptionsQueryDto } from './list-transcriptions.dto';
-import { runPrepared, type PreparedStatement } from '../database/prepared-statement';
+import { runPrepared, type PreparedStatement } from '../common/database/prepared-statement';
 import { pageAfterCursor } from './transcription-list-cursor';
 import {
   OPEN_STATUSES,
@@ -98,7 +98,7 @@ export class TranscriptionRepository implements WorkspaceJobHistory {
   }
 
   /** Status and progress only: polling and event streams must not load transcripts. */
-  /** The status route's read (polled by clients): a prepared statement (src/database/prepared-statement.ts). */
+  /** The status route's read (polled by clients): a prepared statement (src/common/database/prepared-statement.ts). */
   async findState(
     workspaceId: string,
     id: string,

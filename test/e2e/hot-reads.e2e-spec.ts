@@ -2,14 +2,14 @@ import { DataSource } from 'typeorm';
 import { hashApiKey, KEY_BY_HASH } from '../../src/auth/api-key.service';
 import { DatabaseConfig } from '../../src/database/database.config';
 import { databaseOptions } from '../../src/database/database-options';
-import { runPrepared } from '../../src/database/prepared-statement';
+import { runPrepared } from '../../src/common/database/prepared-statement';
 import { STATE_IN_WORKSPACE } from '../../src/transcriptions/transcription.repository';
 import { insertTranscription } from '../support/transcriptions';
 import { bearer, startTestApp, type TestApp } from '../support/test-app';
 
 /**
  * The reads every authenticated status poll makes (the API key by its hash, the job's state) are prepared
- * statements (src/database/prepared-statement.ts): PostgreSQL parses each once per connection and then only runs
+ * statements (src/common/database/prepared-statement.ts): PostgreSQL parses each once per connection and then only runs
  * it. Checked on a one-connection pool against the real schema, so the connection that ran them is the one asked.
  */
 describe('Hot reads as prepared statements', () => {
