@@ -8,7 +8,13 @@ import { testAudio } from '../../../test/support/shared-paths';
 import { defaultEngineSettings, type EngineSettings } from '../engine-settings';
 import type { TranscribeRequest } from '../engine.types';
 import type { EngineUsage } from './engine-messages';
-import { defaultChildScriptPath, EngineRunner, type EngineChildInfo } from './engine-runner';
+import {
+  defaultChildScriptPath,
+  ENGINE_CHILD_MALLOC_ARENAS,
+  engineChildEnvironment,
+  EngineRunner,
+  type EngineChildInfo,
+} from './engine-runner';
 
 /** The pid of a child loaded and waiting, as a one-element list (falsy while none is). */
 const readyChild = (runner: EngineRunner): number[] | null => {
@@ -97,6 +103,24 @@ describe('EngineRunner (child process)', () => {
       const [next] = await eventually('the replacement ready', async () => readyChild(runner), 10_000, 20);
       expect(next).not.toBe(waiting);
       await eventually('the used child gone', async () => cpuTicks(waiting) === null, 10_000, 20);
+    });
+
+    it("starts each child with at most two malloc arenas, or the operator's MALLOC_ARENA_MAX as set", async () => {
+      const environment = (pid: number): string[] =>
+        fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      runner = new EngineRunner(settings());
+      runner.keepWarm(1);
+      const [waiting] = await eventually(
+        'a loaded child waiting',
+        async () => readyChild(runner),
+        10_000,
+        20,
+      );
+      expect(environment(waiting)).toContain(
+        `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? ENGINE_CHILD_MALLOC_ARENAS}`,
+      );
+      expect(engineChildEnvironment({ PATH: '/bin' })).toEqual({ PATH: '/bin', MALLOC_ARENA_MAX: '2' });
+      expect(engineChildEnvironment({ MALLOC_ARENA_MAX: '8' })).toEqual({ MALLOC_ARENA_MAX: '8' });
     });
 
     it('turns a native crash of a job into ENGINE_FAILED and runs the next job in a fresh warm child', async () => {
