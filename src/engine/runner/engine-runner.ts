@@ -128,6 +128,8 @@ export class EngineRunner {
     return fork(this.childScriptPath, [], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       execArgv: [],
+      // The child's process environment (glibc reads it at start), not the service's configuration.
+      // eslint-disable-next-line no-restricted-properties -- what the child inherits, plus MALLOC_ARENA_MAX
       env: engineChildEnvironment(process.env),
     });
   }
