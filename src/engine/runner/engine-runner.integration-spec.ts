@@ -84,8 +84,9 @@ describe('EngineRunner (child process)', () => {
       return clip;
     };
 
-    it('runs the next job in a child started and loaded before the job arrived, and starts its replacement', async () => {
-      runner = new EngineRunner(settings());
+    /** A runner keeping one child warm (of `script`), and that child's pid once it is loaded and waiting. */
+    const warmRunner = async (script?: string): Promise<number> => {
+      runner = new EngineRunner(settings(), script);
       runner.keepWarm(1);
       const [waiting] = await eventually(
         'a loaded child waiting',
@@ -93,6 +94,11 @@ describe('EngineRunner (child process)', () => {
         10_000,
         20,
       );
+      return waiting;
+    };
+
+    it('runs the next job in a child started and loaded before the job arrived, and starts its replacement', async () => {
+      const waiting = await warmRunner();
       const children: EngineChildInfo[] = [];
       const result = await runner.run(request('pocketsphinx/goforward.wav'), {
         onChild: (child) => children.push(child),
@@ -108,14 +114,7 @@ describe('EngineRunner (child process)', () => {
     it("starts each child with at most two malloc arenas, or the operator's MALLOC_ARENA_MAX as set", async () => {
       const environment = (pid: number): string[] =>
         fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-      runner = new EngineRunner(settings());
-      runner.keepWarm(1);
-      const [waiting] = await eventually(
-        'a loaded child waiting',
-        async () => readyChild(runner),
-        10_000,
-        20,
-      );
+      const waiting = await warmRunner();
       expect(environment(waiting)).toContain(
         `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? ENGINE_CHILD_MALLOC_ARENAS}`,
       );
@@ -125,9 +124,7 @@ describe('EngineRunner (child process)', () => {
 
     it('turns a native crash of a job into ENGINE_FAILED and runs the next job in a fresh warm child', async () => {
       // The real engine child, killed by a real SIGSEGV in the middle of the job (no switch in the settings).
-      runner = new EngineRunner(settings(), CRASHING_CHILD_SCRIPT);
-      runner.keepWarm(1);
-      const [crashed] = await eventually('a loaded child', async () => readyChild(runner), 10_000, 20);
+      const crashed = await warmRunner(CRASHING_CHILD_SCRIPT);
       await expect(
         runner.run({ ...request('pocketsphinx/goforward.wav'), audioPath: crashingClip() }),
       ).rejects.toMatchObject({
@@ -156,9 +153,7 @@ describe('EngineRunner (child process)', () => {
         setInterval(() => undefined, 60_000);
         require(${JSON.stringify(defaultChildScriptPath())});`,
       );
-      runner = new EngineRunner(settings(), deafChild);
-      runner.keepWarm(1);
-      const [working] = await eventually('a loaded child', async () => readyChild(runner), 10_000, 20);
+      const working = await warmRunner(deafChild);
       const controller = new AbortController();
       const running = runner.run(request('lhotse/2412-153948-0000.flac'), {
         signal: controller.signal,
