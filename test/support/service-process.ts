@@ -5,14 +5,29 @@ import { baseTestEnvironment } from './test-environment';
 
 const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
 
+/**
+ * Ports handed to the processes a test starts are drawn from below the kernel's ephemeral range
+ * (/proc/sys/net/ipv4/ip_local_port_range, 32768–60999 by default): a port the kernel chose for `listen(0)` is
+ * free again once closed, and the kernel may hand the same one to another process's `listen(0)` or outgoing
+ * connection before ours binds it (CI's parallel lanes did: EADDRINUSE). Below that range only another test's
+ * random pick can collide, so the pick is random and checked on the wildcard address the service listens on.
+ */
+const PORT_RANGE = { low: 20_000, high: 32_767 };
+
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = PORT_RANGE.low + Math.floor(Math.random() * (PORT_RANGE.high - PORT_RANGE.low + 1));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port found in ${PORT_RANGE.low}-${PORT_RANGE.high} after 50 attempts`);
+}
+
+/** Whether a listener can bind `port` on every address (as `node dist/main.js` does) right now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, () => server.close(() => resolve(true)));
   });
 }
 
