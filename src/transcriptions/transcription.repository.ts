@@ -51,6 +51,7 @@ export const STATE_IN_WORKSPACE: PreparedStatement = {
   name: 'transcription_state_in_workspace',
   text: 'SELECT status, progress FROM transcriptions WHERE workspace_id = $1 AND id = $2',
 };
+
 /** Open and handed to the worker queue (a Bull job exists, or should). */
 const HANDED_OVER = `${statusIn(`${T}.status`, OPEN_STATUSES)} AND ${T}.dispatched_at IS NOT NULL`;
 /** Open and waiting in PostgreSQL for its workspace's turn (fair share); live sessions never wait. */
@@ -97,8 +98,10 @@ export class TranscriptionRepository implements WorkspaceJobHistory {
       .getOne();
   }
 
-  /** Status and progress only: polling and event streams must not load transcripts. */
-  /** The status route's read (polled by clients): a prepared statement (src/common/database/prepared-statement.ts). */
+  /**
+   * Status and progress only: polling and event streams must not load transcripts. Polled by clients, so a
+   * prepared statement (src/common/database/prepared-statement.ts).
+   */
   async findState(
     workspaceId: string,
     id: string,

@@ -81,7 +81,7 @@ function requestLine(
 }
 
 /** The `req` binding pino-http makes on every request, serialized to nothing: no line writes the request object. */
-export function omitRequest(): undefined {
+function omitRequest(): undefined {
   return undefined;
 }
 
